@@ -2,11 +2,19 @@
 // Regenerates everything under spec/generated/ from the TypeSpec sources and the YAML registries.
 // Run: pnpm --filter @commonly/cap-spec generate   (CI runs it and fails on any diff).
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parse } from "yaml";
+import { parse, stringify } from "yaml";
 
 const spec = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const out = join(spec, "generated");
@@ -38,8 +46,23 @@ function compile(entry, outputFile) {
   return tmp;
 }
 
+// TypeSpec spells "no other properties" as `unevaluatedProperties: {not: {}}`; `false` means the same
+// in 2020-12 and makes every validator report "unknown property X" instead of "must NOT be valid".
+function closeObjects(node) {
+  if (Array.isArray(node)) return node.map(closeObjects);
+  if (node === null || typeof node !== "object") return node;
+  const out = {};
+  for (const [k, v] of Object.entries(node)) {
+    const isNotAnything =
+      v && typeof v === "object" && Object.keys(v).length === 1 && v.not && Object.keys(v.not).length === 0;
+    out[k] = k === "unevaluatedProperties" && isNotAnything ? false : closeObjects(v);
+  }
+  return out;
+}
+
 function writeYaml(target, text, source) {
-  writeFileSync(target, `# ${header(source)}\n${text}`);
+  const doc = closeObjects(parse(text));
+  writeFileSync(target, `# ${header(source)}\n${stringify(doc, { lineWidth: 0 })}`);
 }
 
 function writeJson(target, value) {
@@ -51,11 +74,18 @@ mkdirSync(join(out, "json-schema"), { recursive: true });
 
 // CAP v1: OpenAPI + one JSON Schema per model.
 const cap = compile("src/cap/main.tsp", "cap-v1.openapi.yaml");
-writeYaml(join(out, "cap-v1.openapi.yaml"), readFileSync(join(cap, "openapi", "cap-v1.openapi.yaml"), "utf8"), "spec/src/cap");
+writeYaml(
+  join(out, "cap-v1.openapi.yaml"),
+  readFileSync(join(cap, "openapi", "cap-v1.openapi.yaml"), "utf8"),
+  "spec/src/cap",
+);
 for (const file of readdirSync(join(cap, "json-schema")).sort()) {
   const schema = JSON.parse(readFileSync(join(cap, "json-schema", file), "utf8"));
   const { $schema, $id, ...rest } = schema;
-  writeJson(join(out, "json-schema", file), { $schema, $id, $comment: header("spec/src/cap"), ...rest });
+  writeJson(
+    join(out, "json-schema", file),
+    closeObjects({ $schema, $id, $comment: header("spec/src/cap"), ...rest }),
+  );
 }
 rmSync(cap, { recursive: true, force: true });
 
@@ -74,4 +104,6 @@ if (existsSync(join(spec, "requirements.yaml"))) {
   const requirements = parse(readFileSync(join(spec, "requirements.yaml"), "utf8"));
   writeJson(join(out, "requirements.json"), { $comment: header("spec/requirements.yaml"), ...requirements });
 }
-console.log(`spec: generated ${readdirSync(join(out, "json-schema")).length} JSON Schemas and the OpenAPI files`);
+console.log(
+  `spec: generated ${readdirSync(join(out, "json-schema")).length} JSON Schemas and the OpenAPI files`,
+);

@@ -1,0 +1,36 @@
+/**
+ * The CAP v1 model types, generated from the OpenAPI document. `paths` and `components` are the raw
+ * openapi-typescript output for use with openapi-fetch; the named aliases are what most code wants.
+ */
+import type { components } from "./generated/cap-v1.js";
+
+export type { components, operations, paths } from "./generated/cap-v1.js";
+
+type Schemas = components["schemas"];
+export type Event = Schemas["Event"];
+export type EventList = Schemas["EventList"];
+export type AckOutcome = Schemas["AckOutcome"];
+export type AckResult = Schemas["AckResult"];
+export type AckRequest = Schemas["AckRequest"];
+export type RenewResponse = Schemas["RenewResponse"];
+export type Author = Schemas["Author"];
+export type PostMessageRequest = Schemas["PostMessageRequest"];
+export type PostMessageResponse = Schemas["PostMessageResponse"];
+export type PodMessage = Schemas["PodMessage"];
+export type PodMessageList = Schemas["PodMessageList"];
+export type MemoryEnvelope = Schemas["MemoryEnvelope"];
+export type MemorySection = Schemas["MemorySection"];
+export type MemorySectionsInput = Schemas["MemorySectionsInput"];
+export type PutMemoryRequest = Schemas["PutMemoryRequest"];
+export type PutMemoryResponse = Schemas["PutMemoryResponse"];
+export type SyncMemoryRequest = Schemas["SyncMemoryRequest"];
+export type SyncMemoryResponse = Schemas["SyncMemoryResponse"];
+export type Info = Schemas["Info"];
+export type DecisionRequest = Schemas["DecisionRequest"];
+export type DecisionResponse = Schemas["DecisionResponse"];
+export type CapErrorBody = Schemas["Error"];
+export type MessagePostedPayload = Schemas["MessagePostedPayload"];
+export type MentionReceivedPayload = Schemas["MentionReceivedPayload"];
+export type HeartbeatTickPayload = Schemas["HeartbeatTickPayload"];
+export type SummaryReadyPayload = Schemas["SummaryReadyPayload"];
+export type TaskAssignedPayload = Schemas["TaskAssignedPayload"];
