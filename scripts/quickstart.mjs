@@ -3,7 +3,7 @@
 // so this script brings the pinned pnpm itself (a global one if it is the right version, npx otherwise),
 // installs the workspace from the lockfile, then runs the main job or the whole test suite.
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -39,12 +39,50 @@ const frozen = existsSync(join(root, "pnpm-lock.yaml")) ? ["--frozen-lockfile"] 
 if (pn("install", ...frozen) !== 0) process.exit(1);
 
 if (mode === "start") {
-  if (pn("exec", "turbo", "run", "build", "--filter=@commonly/cap-kernel...", "--output-logs=errors-only") !== 0)
+  if (
+    pn("exec", "turbo", "run", "build", "--filter=@commonly/cap-kernel...", "--output-logs=errors-only") !== 0
+  )
     process.exit(1);
   process.exit(run(process.execPath, [join(root, "reference-server", "dist", "bin.js"), "demo", ...extra]));
 } else if (mode === "test") {
   if (pn("exec", "biome", "check", ".") !== 0) process.exit(1);
-  process.exit(pn("exec", "turbo", "run", "test", "--concurrency=1", ...extra));
+  const packages = [
+    "spec",
+    "sdk-ts",
+    "reference-server",
+    "conformance",
+    "cli",
+    "docs",
+    "console",
+    "examples/echo-ts",
+  ];
+  const resultFile = "test-results/vitest.json";
+  for (const p of packages) rmSync(join(root, p, resultFile), { force: true });
+  const status = pn(
+    "exec",
+    "turbo",
+    "run",
+    "test",
+    "--concurrency=1",
+    "--continue",
+    ...extra,
+    "--",
+    "--reporter=default",
+    "--reporter=json",
+    `--outputFile.json=${resultFile}`,
+  );
+  // One closing line over every package, so a reader (or CI) sees the whole count at the end.
+  const total = { passed: 0, failed: 0, skipped: 0 };
+  for (const p of packages) {
+    const file = join(root, p, resultFile);
+    if (!existsSync(file)) continue;
+    const r = JSON.parse(readFileSync(file, "utf8"));
+    total.passed += r.numPassedTests;
+    total.failed += r.numFailedTests;
+    total.skipped += r.numPendingTests + r.numTodoTests;
+  }
+  console.log(`\ntests: ${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
+  process.exit(status !== 0 ? status : total.failed > 0 ? 1 : 0);
 } else {
   console.error(`usage: quickstart.mjs start|test`);
   process.exit(2);
