@@ -26,6 +26,11 @@ describe("JSON Schemas", () => {
     }
   });
 
+  it("every model has a description (its TypeSpec doc comment)", () => {
+    const missing = schemas.filter(({ schema }) => typeof schema.description !== "string" || !schema.description);
+    expect(missing.map((m) => m.file)).toEqual([]);
+  });
+
   it("every model has at least one example", () => {
     const missing = schemas.filter(
       ({ schema }) => !Array.isArray(schema.examples) || schema.examples.length === 0,
