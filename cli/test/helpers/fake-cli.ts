@@ -1,0 +1,97 @@
+/**
+ * Test harness around the fake CLIs in fixtures/bin: a private state directory per test, a PATH
+ * that finds the fakes first, a SpawnContext builder, and readers for what the fakes recorded.
+ */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { SpawnContext } from "../../src/adapters/types.js";
+
+export const FIXTURE_BIN = fileURLToPath(new URL("../fixtures/bin", import.meta.url));
+
+export interface FakeCall {
+  pid: number;
+  cli: string;
+  event: string;
+  argv?: string[];
+  cwd?: string;
+  stdin?: string;
+  prompt?: string;
+  session?: string;
+}
+
+export interface FakeCliHarness {
+  stateDir: string;
+  cwd: string;
+  env: Record<string, string | undefined>;
+  ctx(overrides?: Partial<SpawnContext>, extraEnv?: Record<string, string>): SpawnContext;
+  calls(filter?: { cli?: string; event?: string }): FakeCall[];
+  cleanup(): void;
+}
+
+export function fakeCli(): FakeCliHarness {
+  const stateDir = mkdtempSync(join(tmpdir(), "fake-cli-state-"));
+  const cwd = mkdtempSync(join(tmpdir(), "fake-cli-cwd-"));
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    PATH: `${FIXTURE_BIN}${delimiter}${process.env.PATH ?? ""}`,
+    FAKE_CLI_STATE_DIR: stateDir,
+  };
+  return {
+    stateDir,
+    cwd,
+    env,
+    ctx: (overrides = {}, extraEnv = {}) => ({
+      sessionId: null,
+      cwd,
+      env: { ...env, ...extraEnv },
+      memoryLongTerm: "",
+      metadata: {},
+      timeoutMs: 15_000,
+      ...overrides,
+    }),
+    calls(filter = {}) {
+      let text = "";
+      try {
+        text = readFileSync(join(stateDir, "calls.jsonl"), "utf8");
+      } catch {
+        return [];
+      }
+      return text
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as FakeCall)
+        .filter(
+          (c) =>
+            (filter.cli ? c.cli === filter.cli : true) && (filter.event ? c.event === filter.event : true),
+        );
+    },
+    cleanup() {
+      rmSync(stateDir, { recursive: true, force: true });
+      rmSync(cwd, { recursive: true, force: true });
+    },
+  };
+}
+
+/** True while a process with this pid exists. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Polls `check` until it is true or the deadline passes (no fixed sleeps). */
+export async function waitFor(
+  check: () => boolean,
+  { timeoutMs = 5000, intervalMs = 20 } = {},
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
