@@ -1,0 +1,162 @@
+/**
+ * SQLite ops for the event queue: enqueue, claim with leases, ack, renew, retire, requeue, views.
+ * Claims walk the partial index events_ready (agent_id, seq) WHERE state IN ('pending','leased'), so the
+ * oldest-first order comes from the index, not a sort. Attempts are counted at claim.
+ */
+import type { ClaimResult, RenewResult, RequeueResult } from "../contract.js";
+import type { EventRecord, QueueStats } from "../records.js";
+import { insertOrConflict } from "./agent-ops.js";
+import { json, type Row, toEvent } from "./rows.js";
+import type { SqliteContext, SyncOps } from "./types.js";
+
+type EventOps = Pick<
+  SyncOps,
+  | "enqueueEvents"
+  | "claimEvents"
+  | "getEvent"
+  | "ackEvent"
+  | "renewLease"
+  | "failExhausted"
+  | "nextLeaseExpiry"
+  | "listDeadLetters"
+  | "requeueEvent"
+  | "failOpenEvents"
+  | "listPodEvents"
+  | "queueStats"
+>;
+
+const OPEN = "state IN ('pending', 'leased')";
+
+export function eventOps({ db, notify }: SqliteContext): EventOps {
+  const q = {
+    insert: db.prepare(
+      `INSERT INTO events (id, agent_id, pod_id, type, payload, state, attempts, created_at)
+       VALUES (@id, @agentId, @podId, @type, @payload, 'pending', 0, @createdAt)`,
+    ),
+    retireAgent: db.prepare(
+      `UPDATE events SET state = 'failed', failed_at = lease_expires_at, fail_reason = 'max_attempts'
+       WHERE agent_id = @agentId AND ${OPEN} AND state = 'leased' AND lease_expires_at <= @now
+         AND attempts >= @maxAttempts`,
+    ),
+    retireAll: db.prepare(
+      `UPDATE events SET state = 'failed', failed_at = lease_expires_at, fail_reason = 'max_attempts'
+       WHERE ${OPEN} AND state = 'leased' AND lease_expires_at <= @now AND attempts >= @maxAttempts`,
+    ),
+    claim: db.prepare(
+      `UPDATE events SET state = 'leased', attempts = attempts + 1, lease_expires_at = @leaseUntil
+       WHERE seq IN (
+         SELECT seq FROM events INDEXED BY events_ready
+         WHERE agent_id = @agentId AND ${OPEN} AND (state = 'pending' OR lease_expires_at <= @now)
+           AND attempts < @maxAttempts
+         ORDER BY seq LIMIT @limit)
+       RETURNING *`,
+    ),
+    get: db.prepare("SELECT * FROM events WHERE id = ?"),
+    ack: db.prepare(
+      "UPDATE events SET state = 'acked', acked_at = @now, result = @result WHERE id = @id AND state != 'acked'",
+    ),
+    renew: db.prepare(
+      `UPDATE events SET lease_expires_at = @leaseUntil
+       WHERE id = @id AND agent_id = @agentId AND state = 'leased' AND attempts = @attempts AND lease_expires_at > @now`,
+    ),
+    nextExpiry: db.prepare(
+      `SELECT MIN(lease_expires_at) AS next FROM events INDEXED BY events_ready
+       WHERE agent_id = @agentId AND ${OPEN} AND state = 'leased' AND lease_expires_at > @now
+         AND attempts < @maxAttempts`,
+    ),
+    requeue: db.prepare(
+      `UPDATE events SET state = 'pending', attempts = 0, lease_expires_at = NULL, failed_at = NULL,
+         fail_reason = NULL WHERE id = ? AND state = 'failed'`,
+    ),
+    failOpen: db.prepare(
+      `UPDATE events SET state = 'failed', failed_at = @now, fail_reason = @reason
+       WHERE agent_id = @agentId AND pod_id = @podId AND ${OPEN}`,
+    ),
+    podEvents: db.prepare("SELECT * FROM events WHERE pod_id = ? ORDER BY seq DESC LIMIT ?"),
+    stats: db.prepare("SELECT state, COUNT(*) AS n FROM events GROUP BY state"),
+  };
+
+  const insertMany = db.transaction((rows: Parameters<SyncOps["enqueueEvents"]>[0]) => {
+    for (const e of rows)
+      insertOrConflict(
+        () => q.insert.run({ ...e, payload: JSON.stringify(e.payload ?? {}) }),
+        `event ${e.id}`,
+      );
+  });
+
+  const claimTx = db.transaction(({ agentId, limit, leaseMs, maxAttempts, now }): ClaimResult => {
+    const newlyFailed = q.retireAgent.run({ agentId, now, maxAttempts }).changes;
+    const rows = q.claim.all({ agentId, now, maxAttempts, limit, leaseUntil: now + leaseMs }) as Row[];
+    rows.sort((a, b) => a.seq - b.seq);
+    const events = rows.map(toEvent);
+    const reclaimed = events.filter((e) => e.attempts > 1).length;
+    return { events, expiredLeases: reclaimed + newlyFailed, newlyFailed };
+  });
+
+  const ackTx = db.transaction(({ agentId, eventId, now, result }): EventRecord | null => {
+    const row = q.get.get(eventId) as Row | undefined;
+    if (!row || row.agent_id !== agentId) return null;
+    if (row.state === "acked") return toEvent(row);
+    q.ack.run({ id: eventId, now, result: json(result) });
+    return toEvent(q.get.get(eventId) as Row);
+  });
+
+  const renewTx = db.transaction(({ agentId, eventId, attempts, leaseMs, now }): RenewResult => {
+    const leaseUntil = now + leaseMs;
+    if (q.renew.run({ id: eventId, agentId, attempts, now, leaseUntil }).changes === 1)
+      return { status: "renewed", leaseExpiresAt: leaseUntil };
+    const row = q.get.get(eventId) as Row | undefined;
+    return !row || row.agent_id !== agentId ? { status: "not_found" } : { status: "lease_lost" };
+  });
+
+  const requeueTx = db.transaction(({ eventId }): RequeueResult => {
+    const row = q.get.get(eventId) as Row | undefined;
+    if (!row) return { status: "not_found" };
+    if (row.state !== "failed") return { status: "not_failed", event: toEvent(row) };
+    q.requeue.run(eventId);
+    notify(row.agent_id);
+    return { status: "requeued", event: toEvent(q.get.get(eventId) as Row) };
+  });
+
+  return {
+    enqueueEvents: (events) => {
+      if (events.length === 0) return;
+      insertMany(events);
+      for (const id of new Set(events.map((e) => e.agentId))) notify(id);
+    },
+    claimEvents: (input) => claimTx(input),
+    getEvent: (id) => {
+      const r = q.get.get(id) as Row | undefined;
+      return r ? toEvent(r) : null;
+    },
+    ackEvent: (input) => ackTx(input),
+    renewLease: (input) => renewTx(input),
+    failExhausted: ({ now, maxAttempts, agentId }) =>
+      agentId === undefined
+        ? q.retireAll.run({ now, maxAttempts }).changes
+        : q.retireAgent.run({ agentId, now, maxAttempts }).changes,
+    nextLeaseExpiry: (input) => (q.nextExpiry.get(input) as { next: number | null }).next,
+    listDeadLetters: ({ agentId, podId, limit }) => {
+      const where = ["state = 'failed'"];
+      const args: unknown[] = [];
+      if (agentId !== undefined) {
+        where.push("agent_id = ?");
+        args.push(agentId);
+      }
+      if (podId !== undefined) {
+        where.push("pod_id = ?");
+        args.push(podId);
+      }
+      const sql = `SELECT * FROM events WHERE ${where.join(" AND ")} ORDER BY failed_at DESC, seq DESC LIMIT ?`;
+      return (db.prepare(sql).all(...args, limit) as Row[]).map(toEvent);
+    },
+    requeueEvent: (input) => requeueTx(input),
+    failOpenEvents: (input) => q.failOpen.run(input).changes,
+    listPodEvents: ({ podId, limit }) => (q.podEvents.all(podId, limit) as Row[]).map(toEvent),
+    queueStats: () => {
+      const stats: QueueStats = { pending: 0, leased: 0, acked: 0, failed: 0 };
+      for (const r of q.stats.all() as { state: keyof QueueStats; n: number }[]) stats[r.state] = r.n;
+      return stats;
+    },
+  };
+}

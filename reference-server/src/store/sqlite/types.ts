@@ -1,0 +1,15 @@
+/**
+ * Internal types of the SQLite store: the synchronous twin of StoreOps that the op modules implement.
+ */
+import type Database from "better-sqlite3";
+import type { StoreOps } from "../contract.js";
+
+export type SyncOps = {
+  [K in keyof StoreOps]: (...args: Parameters<StoreOps[K]>) => Awaited<ReturnType<StoreOps[K]>>;
+};
+
+export interface SqliteContext {
+  db: Database.Database;
+  /** Record that this agent may have ready events; delivered after the surrounding transaction commits. */
+  notify(agentId: string): void;
+}
