@@ -124,8 +124,8 @@ export interface StoreOps {
   /** Inserts pending events (attempts 0). Wakes long-polls of their agents after commit (see onEventsReady). */
   enqueueEvents(events: NewEvent[]): Promise<void>;
   /**
-   * Atomically: move this agent's exhausted events (leased, lease ≤ now, attempts ≥ maxAttempts) to
-   * failed; then claim up to `limit` ready events (pending, or leased with lease ≤ now) oldest first,
+   * Atomically: move this agent's exhausted events (leased, lease ≤ now, attempts − attemptBase ≥
+   * maxAttempts) to failed; then claim up to `limit` ready events (pending, or leased with lease ≤ now) oldest first,
    * setting state leased, attempts + 1, leaseExpiresAt = now + leaseMs. Two concurrent claims (any
    * process) never return the same event.
    */
@@ -151,11 +151,14 @@ export interface StoreOps {
   }): Promise<RenewResult>;
   /** Moves every exhausted event (optionally of one agent) to failed (failedAt = its lease expiry). */
   failExhausted(input: { now: number; maxAttempts: number; agentId?: string }): Promise<number>;
-  /** Earliest lease expiry after `now` among this agent's leased events with attempts < maxAttempts. */
+  /** Earliest lease expiry after `now` among this agent's leased events with budget left. */
   nextLeaseExpiry(input: { agentId: string; now: number; maxAttempts: number }): Promise<number | null>;
   /** Failed events, newest failure first. */
   listDeadLetters(filter: { agentId?: string; podId?: string; limit: number }): Promise<EventRecord[]>;
-  /** failed → pending with attempts 0, lease/failure fields cleared; wakes the agent's long-polls. */
+  /**
+   * failed → pending with attemptBase = attempts (a fresh budget of maxAttempts deliveries; attempts keeps
+   * counting up), lease/failure fields cleared; wakes the agent's long-polls.
+   */
   requeueEvent(input: { eventId: string; now: number }): Promise<RequeueResult>;
   /** pending/leased events of (agent, pod) → failed with the reason; returns how many. */
   failOpenEvents(input: { agentId: string; podId: string; now: number; reason: string }): Promise<number>;

@@ -124,8 +124,13 @@ export interface NewEvent {
 
 export interface EventRecord extends NewEvent {
   state: EventState;
-  /** Deliveries so far, counted at claim (first delivery = 1). */
+  /** Deliveries so far, counted at claim (first delivery = 1); keeps counting up across requeues. */
   attempts: number;
+  /**
+   * `attempts` at the last operator requeue (0 if never requeued). The event has a budget of maxAttempts
+   * deliveries after it: it is retired once `attempts - attemptBase >= maxAttempts` and its lease ends.
+   */
+  attemptBase: number;
   /** Set while leased (and kept after, for inspection); null when never claimed or after requeue. */
   leaseExpiresAt: number | null;
   ackedAt: number | null;

@@ -146,12 +146,27 @@ export function runEventContract(store: () => Store): void {
       expect(r.status).toBe("requeued");
       if (r.status === "requeued") {
         expect(r.event.state).toBe("pending");
-        expect(r.event.attempts).toBe(0);
         expect(r.event.failedAt).toBeNull();
       }
       expect((await s.requeueEvent({ eventId: ev!.id, now: T0 })).status).toBe("not_failed");
       expect((await s.requeueEvent({ eventId: "evt_nope", now: T0 })).status).toBe("not_found");
       expect((await claim("agt_a", T0 + 3)).events.map((e) => [e.id, e.attempts])).toEqual([[ev!.id, 1]]);
+    });
+
+    it("gives a requeued dead letter maxAttempts further deliveries while attempts keeps counting up", async () => {
+      const s = store();
+      const [ev] = events("agt_a", "pod_a", 1);
+      await s.enqueueEvents([ev!]);
+      let now = T0;
+      for (let i = 0; i < MAX; i++, now += LEASE) await claim("agt_a", now);
+      await s.failExhausted({ now, maxAttempts: MAX });
+      expect((await s.requeueEvent({ eventId: ev!.id, now })).status).toBe("requeued");
+      const seen: number[] = [];
+      for (let i = 0; i < MAX + 1; i++, now += LEASE)
+        seen.push(...(await claim("agt_a", now)).events.map((e) => e.attempts));
+      expect(seen).toEqual([MAX + 1, MAX + 2, MAX + 3]);
+      expect((await s.getEvent(ev!.id))?.state).toBe("failed");
+      expect((await s.getEvent(ev!.id))?.attemptBase).toBe(MAX);
     });
 
     it("lists dead letters by agent and pod, pod events newest first, and counts states", async () => {

@@ -36,18 +36,18 @@ export function eventOps({ db, notify }: SqliteContext): EventOps {
     retireAgent: db.prepare(
       `UPDATE events SET state = 'failed', failed_at = lease_expires_at, fail_reason = 'max_attempts'
        WHERE agent_id = @agentId AND ${OPEN} AND state = 'leased' AND lease_expires_at <= @now
-         AND attempts >= @maxAttempts`,
+         AND attempts - attempt_base >= @maxAttempts`,
     ),
     retireAll: db.prepare(
       `UPDATE events SET state = 'failed', failed_at = lease_expires_at, fail_reason = 'max_attempts'
-       WHERE ${OPEN} AND state = 'leased' AND lease_expires_at <= @now AND attempts >= @maxAttempts`,
+       WHERE ${OPEN} AND state = 'leased' AND lease_expires_at <= @now AND attempts - attempt_base >= @maxAttempts`,
     ),
     claim: db.prepare(
       `UPDATE events SET state = 'leased', attempts = attempts + 1, lease_expires_at = @leaseUntil
        WHERE seq IN (
          SELECT seq FROM events INDEXED BY events_ready
          WHERE agent_id = @agentId AND ${OPEN} AND (state = 'pending' OR lease_expires_at <= @now)
-           AND attempts < @maxAttempts
+           AND attempts - attempt_base < @maxAttempts
          ORDER BY seq LIMIT @limit)
        RETURNING *`,
     ),
@@ -62,10 +62,10 @@ export function eventOps({ db, notify }: SqliteContext): EventOps {
     nextExpiry: db.prepare(
       `SELECT MIN(lease_expires_at) AS next FROM events INDEXED BY events_ready
        WHERE agent_id = @agentId AND ${OPEN} AND state = 'leased' AND lease_expires_at > @now
-         AND attempts < @maxAttempts`,
+         AND attempts - attempt_base < @maxAttempts`,
     ),
     requeue: db.prepare(
-      `UPDATE events SET state = 'pending', attempts = 0, lease_expires_at = NULL, failed_at = NULL,
+      `UPDATE events SET state = 'pending', attempt_base = attempts, lease_expires_at = NULL, failed_at = NULL,
          fail_reason = NULL WHERE id = ? AND state = 'failed'`,
     ),
     failOpen: db.prepare(

@@ -79,6 +79,7 @@ export function toEvent(r: Row): EventRecord {
     payload: JSON.parse(r.payload),
     state: r.state,
     attempts: r.attempts,
+    attemptBase: r.attempt_base,
     createdAt: r.created_at,
     leaseExpiresAt: r.lease_expires_at,
     ackedAt: r.acked_at,

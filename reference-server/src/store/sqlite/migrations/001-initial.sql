@@ -102,6 +102,7 @@ CREATE TABLE events (
   payload TEXT NOT NULL,
   state TEXT NOT NULL,
   attempts INTEGER NOT NULL,
+  attempt_base INTEGER NOT NULL DEFAULT 0,
   created_at INTEGER NOT NULL,
   lease_expires_at INTEGER,
   acked_at INTEGER,
