@@ -26,13 +26,22 @@ export class PidfileBusyError extends Error {
   }
 }
 
-/** True when a process with this pid exists (EPERM: it exists but belongs to someone else). */
+/**
+ * True when a process with this pid runs (EPERM: it runs but belongs to someone else). On Linux a
+ * zombie — dead, waiting to be reaped — counts as gone: it will never release the pidfile.
+ */
 export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+  if (process.platform !== "linux") return true;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.charAt(stat.lastIndexOf(")") + 2) !== "Z";
+  } catch {
+    return false;
   }
 }
 

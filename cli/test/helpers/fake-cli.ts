@@ -14,7 +14,8 @@ export interface FakeCall {
   pid: number;
   cli: string;
   event: string;
-  argv?: string[];
+  /** Empty for events that are not calls. */
+  argv: string[];
   cwd?: string;
   stdin?: string;
   prompt?: string;
@@ -61,7 +62,7 @@ export function fakeCli(): FakeCliHarness {
       return text
         .split("\n")
         .filter(Boolean)
-        .map((l) => JSON.parse(l) as FakeCall)
+        .map((l) => ({ argv: [], ...(JSON.parse(l) as Partial<FakeCall>) }) as FakeCall)
         .filter(
           (c) =>
             (filter.cli ? c.cli === filter.cli : true) && (filter.event ? c.event === filter.event : true),
@@ -74,13 +75,19 @@ export function fakeCli(): FakeCliHarness {
   };
 }
 
-/** True while a process with this pid exists. */
+/** True while a process with this pid runs. A zombie (dead, not yet reaped by init) is not running. */
 export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+  try {
+    // Field 3 of /proc/<pid>/stat is the state; the command name before it may contain spaces.
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.charAt(stat.lastIndexOf(")") + 2) !== "Z";
+  } catch {
+    return process.platform !== "linux";
   }
 }
 
