@@ -109,6 +109,7 @@ export const toEvent = (r: R): EventRecord => ({
   createdAt: r.created_at,
   state: r.state,
   attempts: r.attempts,
+  attemptBase: r.attempt_base,
   leaseExpiresAt: r.lease_expires_at,
   ackedAt: r.acked_at,
   result: r.result,

@@ -108,6 +108,8 @@ CREATE TABLE events (
   created_at       BIGINT NOT NULL,
   state            TEXT NOT NULL CHECK (state IN ('pending', 'leased', 'acked', 'failed')),
   attempts         INTEGER NOT NULL DEFAULT 0,
+  -- attempts at the last operator requeue: the budget is maxAttempts deliveries after it (CAP-LEASE-5)
+  attempt_base     INTEGER NOT NULL DEFAULT 0,
   lease_expires_at BIGINT,
   acked_at         BIGINT,
   result           JSON,

@@ -1,0 +1,184 @@
+/**
+ * The PostgreSQL store: the store contract (../contract.ts, semantics in ../README.md) on a `pg` Pool, for
+ * several kernel replicas sharing one database. Opening it applies pending migrations (migrate.ts) into
+ * its schema — `schema` sets the search_path of every connection, so tests isolate in a schema each — and
+ * starts one LISTEN connection (listen.ts) that turns other replicas' NOTIFYs into `onEventsReady` calls.
+ *
+ * Must never: read the wall clock for data (services pass `now`), leave a transaction's client checked
+ * out after the transaction settles, or call `onEventsReady` listeners for a write that did not commit.
+ */
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import type { Store, StoreOps } from "../contract.js";
+import { type Db, type Row, runQuery } from "./db.js";
+import { NotificationListener } from "./listen.js";
+import { migrate, quoteIdent } from "./migrate.js";
+import { agentOps } from "./ops-agents.js";
+import { contentOps } from "./ops-content.js";
+import { eventOps } from "./ops-events.js";
+import { peopleOps } from "./ops-people.js";
+
+export interface PostgresStoreOptions {
+  /** `postgres://user@host:port/db` */
+  url: string;
+  /** Schema holding the tables (created if missing). Default `public`. Letters, digits, `_`; ≤ 40 chars. */
+  schema?: string;
+  /** Pool size (connections for queries; the LISTEN connection is extra). Default 10. */
+  poolSize?: number;
+  /** Called with errors of idle pool clients and of the LISTEN connection (which reconnects). */
+  onError?: (err: Error) => void;
+  /** Milliseconds `ping()` waits before failing. Default 5000. */
+  pingTimeoutMs?: number;
+}
+
+const INT8_OID = 20;
+
+/** BIGINT epoch-ms columns and count(*) as numbers (exact below 2^53, which epoch ms and counts are). */
+const types: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === INT8_OID
+      ? (v: string) => Number(v)
+      : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig["getTypeParser"],
+};
+
+function buildOps(db: Db): StoreOps {
+  return { ...peopleOps(db), ...agentOps(db), ...eventOps(db), ...contentOps(db) };
+}
+
+export interface PostgresStore extends Store {
+  readonly kind: "postgres";
+  readonly schema: string;
+  /** The LISTEN connection (its `backendPid` is null while it reconnects); for health reporting and tests. */
+  readonly listener: NotificationListener;
+}
+
+export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
+  const schema = options.schema ?? "public";
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,39}$/.test(schema))
+    throw new Error(`invalid PostgreSQL schema name: ${schema}`);
+  const config: pg.ClientConfig = {
+    connectionString: options.url,
+    types,
+    options: `-c search_path=${quoteIdent(schema)}`,
+    application_name: "cap-kernel",
+  };
+  const setup = new pg.Client(config);
+  setup.on("error", () => undefined);
+  await setup.connect();
+  try {
+    await migrate(setup, schema, Date.now());
+  } finally {
+    await setup.end().catch(() => undefined);
+  }
+
+  const channel = `cap_events_ready:${schema}`;
+  /** Prefix of our own NOTIFY payloads: the LISTEN side skips them (local listeners were woken directly). */
+  const origin = `${randomBytes(6).toString("hex")}|`;
+  const listeners = new Set<(agentId: string) => void>();
+  const emit = (agentIds: Iterable<string>) => {
+    for (const id of new Set(agentIds)) {
+      for (const l of listeners) {
+        try {
+          l(id);
+        } catch {
+          // a listener's failure is its own; the hint still reaches the others
+        }
+      }
+    }
+  };
+  const makeDb = (runner: pg.Pool | pg.PoolClient, wake: Db["wake"], live = () => true): Db => ({
+    channel,
+    origin,
+    wake,
+    query: <R extends Row>(text: string, values?: unknown[], name?: string) =>
+      live()
+        ? runQuery<R>(runner, text, values, name)
+        : Promise.reject(new Error("transaction already finished: use the store, not tx")),
+  });
+
+  const pool = new pg.Pool({ ...config, max: options.poolSize ?? 10 });
+  pool.on("error", (err) => options.onError?.(err));
+  const listener = new NotificationListener({
+    config,
+    channel,
+    origin,
+    onAgent: (id) => emit([id]),
+    ...(options.onError ? { onError: options.onError } : {}),
+  });
+  const pingTimeoutMs = options.pingTimeoutMs ?? 5000;
+
+  const store: PostgresStore = {
+    // Every data operation straight onto the pool: each statement is its own transaction.
+    ...buildOps(makeDb(pool, emit)),
+    kind: "postgres",
+    schema,
+    listener,
+
+    async transaction<T>(fn: (tx: StoreOps) => Promise<T>): Promise<T> {
+      const client = await pool.connect();
+      const woken: string[] = [];
+      let open = true;
+      let broken: Error | undefined;
+      try {
+        await client.query("BEGIN");
+        const tx = buildOps(
+          makeDb(
+            client,
+            (ids) => woken.push(...ids),
+            () => open,
+          ),
+        );
+        let result: T;
+        try {
+          result = await fn(tx);
+        } catch (err) {
+          open = false;
+          await client.query("ROLLBACK").catch((e: Error) => {
+            broken = e;
+          });
+          throw err;
+        }
+        open = false;
+        try {
+          await client.query("COMMIT");
+        } catch (err) {
+          broken = err as Error;
+          throw err;
+        }
+        emit(woken);
+        return result;
+      } finally {
+        open = false;
+        // A client whose ROLLBACK/COMMIT failed may be mid-transaction: destroy it rather than reuse it.
+        client.release(broken);
+      }
+    },
+
+    onEventsReady(l) {
+      listeners.add(l);
+      return () => {
+        listeners.delete(l);
+      };
+    },
+
+    async ping() {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error("PostgreSQL did not answer in time")), pingTimeoutMs);
+      });
+      try {
+        await Promise.race([pool.query("SELECT 1"), timeout]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+
+    async close() {
+      listeners.clear();
+      await listener.close();
+      await pool.end();
+    },
+  };
+  await listener.ready;
+  return store;
+}

@@ -1,0 +1,114 @@
+/**
+ * The store's one dedicated LISTEN connection: receives "agent X may have ready events" from every
+ * replica's NOTIFY and hands the agent id to the store's listeners. It reconnects on failure with capped
+ * backoff; notifications sent while it is down are lost, which is acceptable because they are a latency
+ * hint — long-polls keep their polling backstop.
+ *
+ * Must never: throw into the process (an error on this connection only schedules a reconnect), or deliver
+ * our own notifications (the store already woke local listeners after the commit; `origin` tells them apart).
+ */
+import pg from "pg";
+import { quoteIdent } from "./migrate.js";
+
+export interface ListenerOptions {
+  config: pg.ClientConfig;
+  channel: string;
+  /** Payload prefix of this store's own notifications (skipped). */
+  origin: string;
+  onAgent: (agentId: string) => void;
+  onError?: (err: Error) => void;
+  /** First reconnect delay; doubles up to maxBackoffMs. */
+  minBackoffMs?: number;
+  maxBackoffMs?: number;
+}
+
+export class NotificationListener {
+  private client: pg.Client | null = null;
+  private closed = false;
+  private timer: NodeJS.Timeout | null = null;
+  private backoff: number;
+  private readonly minBackoff: number;
+  private readonly maxBackoff: number;
+  /** Resolves once the first connection is listening (or fails, leaving reconnects scheduled). */
+  readonly ready: Promise<void>;
+
+  constructor(private readonly opts: ListenerOptions) {
+    this.minBackoff = opts.minBackoffMs ?? 100;
+    this.maxBackoff = opts.maxBackoffMs ?? 5000;
+    this.backoff = this.minBackoff;
+    this.ready = this.connect();
+  }
+
+  /** The server process id of the listening connection, null while reconnecting (health, tests). */
+  backendPid: number | null = null;
+
+  private async connect(): Promise<void> {
+    if (this.closed) return;
+    const client = new pg.Client(this.opts.config);
+    let failed = false;
+    const fail = (err: Error) => {
+      if (failed) return;
+      failed = true;
+      if (this.client === client) {
+        this.client = null;
+        this.backendPid = null;
+      }
+      client.removeAllListeners("notification");
+      client.end().catch(() => undefined);
+      if (!this.closed) {
+        this.opts.onError?.(err);
+        this.schedule();
+      }
+    };
+    client.on("error", fail);
+    client.on("end", () => fail(new Error("LISTEN connection ended")));
+    client.on("notification", (msg) => this.deliver(msg.payload));
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${quoteIdent(this.opts.channel)}`);
+      const pid = (await client.query("SELECT pg_backend_pid() AS pid")).rows[0]?.pid as number;
+      if (failed) return;
+      if (this.closed) {
+        await client.end().catch(() => undefined);
+        return;
+      }
+      this.client = client;
+      this.backendPid = pid;
+      this.backoff = this.minBackoff;
+    } catch (err) {
+      fail(err as Error);
+    }
+  }
+
+  private schedule(): void {
+    if (this.closed || this.timer) return;
+    const delay = this.backoff;
+    this.backoff = Math.min(this.backoff * 2, this.maxBackoff);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.connect();
+    }, delay);
+    this.timer.unref();
+  }
+
+  private deliver(payload: string | undefined): void {
+    if (!payload) return;
+    const sep = payload.indexOf("|");
+    if (sep < 0 || payload.slice(0, sep + 1) === this.opts.origin) return;
+    this.opts.onAgent(payload.slice(sep + 1));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const client = this.client;
+    this.client = null;
+    this.backendPid = null;
+    if (client) {
+      client.removeAllListeners("end");
+      client.removeAllListeners("notification");
+      await client.end().catch(() => undefined);
+    }
+  }
+}

@@ -1,0 +1,207 @@
+/**
+ * The registry, agent identities, installations and runtime tokens on PostgreSQL. "Oldest first" is
+ * insertion order (`seq`).
+ *
+ * Must never: judge a token's validity (findRuntimeTokenByHash returns the token with its identity,
+ * installation and issuer whatever their states; the tokens service decides).
+ */
+import type { StoreOps } from "../contract.js";
+import type { Db } from "./db.js";
+import { json } from "./db.js";
+import { toIdentity, toInstallation, toRegistryAgent, toRuntimeToken, toUser } from "./rows.js";
+
+type AgentOps = Pick<
+  StoreOps,
+  | "putRegistryAgent"
+  | "getRegistryAgent"
+  | "listRegistryAgents"
+  | "ensureAgentIdentity"
+  | "getAgentIdentity"
+  | "findAgentIdentity"
+  | "insertInstallation"
+  | "getInstallation"
+  | "findActiveInstallation"
+  | "listInstallations"
+  | "markInstallationUninstalled"
+  | "insertRuntimeToken"
+  | "findRuntimeTokenByHash"
+  | "getRuntimeToken"
+  | "listRuntimeTokens"
+  | "revokeRuntimeToken"
+  | "revokeRuntimeTokensOfInstallation"
+  | "revokeRuntimeTokensIssuedBy"
+  | "touchRuntimeToken"
+>;
+
+export function agentOps(db: Db): AgentOps {
+  const one = async <T>(text: string, values: unknown[], map: (r: never) => T): Promise<T | null> => {
+    const rows = await db.query(text, values);
+    return rows[0] ? map(rows[0] as never) : null;
+  };
+  const count = async (text: string, values: unknown[]): Promise<number> =>
+    (await db.query(text, values)).length;
+
+  return {
+    async putRegistryAgent(a) {
+      await db.query(
+        `INSERT INTO registry_agents (name, manifest, published_by, created_at, updated_at)
+         VALUES ($1, $2::json, $3, $4, $5)
+         ON CONFLICT (name) DO UPDATE SET manifest = EXCLUDED.manifest, published_by = EXCLUDED.published_by,
+           created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at`,
+        [a.name, json(a.manifest), a.publishedBy, a.createdAt, a.updatedAt],
+      );
+    },
+    getRegistryAgent: (name) => one("SELECT * FROM registry_agents WHERE name = $1", [name], toRegistryAgent),
+    async listRegistryAgents() {
+      return (await db.query("SELECT * FROM registry_agents ORDER BY seq")).map(toRegistryAgent);
+    },
+
+    async ensureAgentIdentity(i) {
+      // ON CONFLICT DO NOTHING waits for a concurrent inserter of the same pair, then the SELECT (a new
+      // statement, a new snapshot) sees its committed row.
+      const inserted = await db.query(
+        `INSERT INTO agent_identities (id, agent_name, instance_id, created_at) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (agent_name, instance_id) DO NOTHING RETURNING *`,
+        [i.id, i.agentName, i.instanceId, i.createdAt],
+      );
+      if (inserted[0]) return toIdentity(inserted[0]);
+      const found = await one(
+        "SELECT * FROM agent_identities WHERE agent_name = $1 AND instance_id = $2",
+        [i.agentName, i.instanceId],
+        toIdentity,
+      );
+      if (!found) throw new Error("agent identity vanished between insert and select");
+      return found;
+    },
+    getAgentIdentity: (id) => one("SELECT * FROM agent_identities WHERE id = $1", [id], toIdentity),
+    findAgentIdentity: (agentName, instanceId) =>
+      one(
+        "SELECT * FROM agent_identities WHERE agent_name = $1 AND instance_id = $2",
+        [agentName, instanceId],
+        toIdentity,
+      ),
+
+    async insertInstallation(i) {
+      await db.query(
+        `INSERT INTO installations (id, agent_id, agent_name, instance_id, pod_id, scopes, message_posted,
+           installed_by_kind, installed_by_id, authorized_by, status, created_at, uninstalled_at, uninstalled_by)
+         VALUES ($1, $2, $3, $4, $5, $6::json, $7, $8, $9, $10, $11, $12, $13, $14)`,
+        [
+          i.id,
+          i.agentId,
+          i.agentName,
+          i.instanceId,
+          i.podId,
+          json(i.scopes),
+          i.messagePosted,
+          i.installedBy.kind,
+          i.installedBy.id,
+          i.authorizedBy,
+          i.status,
+          i.createdAt,
+          i.uninstalledAt,
+          i.uninstalledBy,
+        ],
+      );
+    },
+    getInstallation: (id) => one("SELECT * FROM installations WHERE id = $1", [id], toInstallation),
+    findActiveInstallation: (agentId, podId) =>
+      one(
+        "SELECT * FROM installations WHERE agent_id = $1 AND pod_id = $2 AND status = 'active'",
+        [agentId, podId],
+        toInstallation,
+      ),
+    async listInstallations(filter) {
+      const rows = await db.query(
+        `SELECT * FROM installations
+          WHERE ($1::text IS NULL OR pod_id = $1) AND ($2::text IS NULL OR agent_id = $2)
+            AND (NOT $3::boolean OR status = 'active')
+          ORDER BY seq`,
+        [filter.podId ?? null, filter.agentId ?? null, filter.activeOnly === true],
+      );
+      return rows.map(toInstallation);
+    },
+    async markInstallationUninstalled({ id, now, by }) {
+      const n = await count(
+        `UPDATE installations SET status = 'uninstalled', uninstalled_at = $2, uninstalled_by = $3
+          WHERE id = $1 AND status = 'active' RETURNING 1`,
+        [id, now, by],
+      );
+      return n > 0;
+    },
+
+    async insertRuntimeToken(t) {
+      await db.query(
+        `INSERT INTO runtime_tokens (id, hash, agent_id, installation_id, pod_id, issued_by, label, created_at,
+           last_used_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+        [
+          t.id,
+          t.hash,
+          t.agentId,
+          t.installationId,
+          t.podId,
+          t.issuedBy,
+          t.label,
+          t.createdAt,
+          t.lastUsedAt,
+          t.revokedAt,
+        ],
+      );
+    },
+    async findRuntimeTokenByHash(hash) {
+      // One round trip on every authenticated request: the token with its identity, installation and issuer.
+      const rows = await db.query(
+        `SELECT row_to_json(t.*) AS t, row_to_json(a.*) AS a, row_to_json(i.*) AS i, row_to_json(u.*) AS u
+           FROM runtime_tokens t
+           JOIN agent_identities a ON a.id = t.agent_id
+           JOIN installations i ON i.id = t.installation_id
+           LEFT JOIN users u ON u.id = t.issued_by
+          WHERE t.hash = $1`,
+        [hash],
+        "cap_find_runtime_token",
+      );
+      const r = rows[0];
+      if (!r) return null;
+      return {
+        token: toRuntimeToken(r.t as never),
+        identity: toIdentity(r.a as never),
+        installation: toInstallation(r.i as never),
+        issuer: r.u ? toUser(r.u as never) : null,
+      };
+    },
+    getRuntimeToken: (id) => one("SELECT * FROM runtime_tokens WHERE id = $1", [id], toRuntimeToken),
+    async listRuntimeTokens(filter) {
+      const rows = await db.query(
+        `SELECT * FROM runtime_tokens
+          WHERE ($1::text IS NULL OR installation_id = $1) AND ($2::text IS NULL OR agent_id = $2)
+          ORDER BY seq`,
+        [filter.installationId ?? null, filter.agentId ?? null],
+      );
+      return rows.map(toRuntimeToken);
+    },
+    async revokeRuntimeToken(id, now) {
+      const n = await count(
+        "UPDATE runtime_tokens SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING 1",
+        [id, now],
+      );
+      return n > 0;
+    },
+    revokeRuntimeTokensOfInstallation: (installationId, now) =>
+      count(
+        "UPDATE runtime_tokens SET revoked_at = $2 WHERE installation_id = $1 AND revoked_at IS NULL RETURNING 1",
+        [installationId, now],
+      ),
+    revokeRuntimeTokensIssuedBy: (userId, now) =>
+      count(
+        "UPDATE runtime_tokens SET revoked_at = $2 WHERE issued_by = $1 AND revoked_at IS NULL RETURNING 1",
+        [userId, now],
+      ),
+    async touchRuntimeToken(id, now) {
+      await db.query(
+        "UPDATE runtime_tokens SET last_used_at = $2 WHERE id = $1",
+        [id, now],
+        "cap_touch_runtime_token",
+      );
+    },
+  };
+}

@@ -1,0 +1,206 @@
+/**
+ * Messages, memory, idempotency records, decisions and join codes on PostgreSQL.
+ *
+ * The two read-for-update methods take a transaction-scoped advisory lock on (schema, agent[, key]) and only
+ * then read, in a second statement: under READ COMMITTED each statement takes a new snapshot, so the read
+ * sees whatever the previous lock holder committed. A lock (rather than SELECT … FOR UPDATE) also
+ * serialises writers of a row that does not exist yet, without inserting a placeholder row.
+ *
+ * Must never: merge memory (the service computes the envelope; putMemory replaces the row).
+ */
+import type { StoreOps } from "../contract.js";
+import type { Db } from "./db.js";
+import { json, jsonOrNull } from "./db.js";
+import { toDecision, toIdempotency, toJoinCode, toMemory, toMessage } from "./rows.js";
+
+type ContentOps = Pick<
+  StoreOps,
+  | "insertMessage"
+  | "getMessage"
+  | "listMessages"
+  | "getMemory"
+  | "getMemoryForUpdate"
+  | "putMemory"
+  | "getIdempotencyRecord"
+  | "putIdempotencyRecord"
+  | "pruneIdempotencyRecords"
+  | "insertDecision"
+  | "getDecision"
+  | "listDecisions"
+  | "answerDecision"
+  | "insertJoinCode"
+  | "findJoinCodeByHash"
+  | "listJoinCodes"
+  | "markJoinCodeUsed"
+>;
+
+/** First key of the two-int advisory locks (class id): "CAP" + purpose. */
+const LOCK_MEMORY = 0x43415001;
+const LOCK_IDEMPOTENCY = 0x43415002;
+
+export function contentOps(db: Db): ContentOps {
+  const lock = (klass: number, key: string) =>
+    db.query("SELECT pg_advisory_xact_lock($1, hashtext(current_schema() || ':' || $2))", [klass, key]);
+  const getMemory = async (agentId: string) => {
+    const rows = await db.query("SELECT * FROM memory WHERE agent_id = $1", [agentId]);
+    return rows[0] ? toMemory(rows[0]) : null;
+  };
+  const getIdem = async (agentId: string, key: string) => {
+    const rows = await db.query("SELECT * FROM idempotency_records WHERE agent_id = $1 AND key = $2", [
+      agentId,
+      key,
+    ]);
+    return rows[0] ? toIdempotency(rows[0]) : null;
+  };
+
+  return {
+    async insertMessage(m) {
+      await db.query(
+        `INSERT INTO messages (id, pod_id, content, author_kind, author_id, author_name, reply_to_message_id,
+           metadata, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8::json, $9)`,
+        [
+          m.id,
+          m.podId,
+          m.content,
+          m.author.kind,
+          m.author.id,
+          m.author.name,
+          m.replyToMessageId,
+          jsonOrNull(m.metadata),
+          m.createdAt,
+        ],
+      );
+    },
+    async getMessage(id) {
+      const rows = await db.query("SELECT * FROM messages WHERE id = $1", [id]);
+      return rows[0] ? toMessage(rows[0]) : null;
+    },
+    async listMessages({ podId, limit, before }) {
+      const rows =
+        before === undefined
+          ? await db.query("SELECT * FROM messages WHERE pod_id = $1 ORDER BY seq DESC LIMIT $2", [
+              podId,
+              limit,
+            ])
+          : await db.query(
+              `SELECT * FROM messages
+                WHERE pod_id = $1 AND seq < (SELECT seq FROM messages WHERE id = $3 AND pod_id = $1)
+                ORDER BY seq DESC LIMIT $2`,
+              [podId, limit, before],
+            );
+      return rows.map(toMessage);
+    },
+
+    getMemory,
+    async getMemoryForUpdate(agentId) {
+      await lock(LOCK_MEMORY, agentId);
+      return getMemory(agentId);
+    },
+    async putMemory(m) {
+      await db.query(
+        `INSERT INTO memory (agent_id, content, sections, source_runtime, sync_key, updated_at)
+         VALUES ($1, $2, $3::json, $4, $5, $6)
+         ON CONFLICT (agent_id) DO UPDATE SET content = EXCLUDED.content, sections = EXCLUDED.sections,
+           source_runtime = EXCLUDED.source_runtime, sync_key = EXCLUDED.sync_key, updated_at = EXCLUDED.updated_at`,
+        [m.agentId, m.content, json(m.sections), m.sourceRuntime, m.syncKey, m.updatedAt],
+      );
+    },
+
+    async getIdempotencyRecord(agentId, key) {
+      await lock(LOCK_IDEMPOTENCY, `${agentId}\u0001${key}`);
+      return getIdem(agentId, key);
+    },
+    async putIdempotencyRecord(r) {
+      await db.query(
+        `INSERT INTO idempotency_records (agent_id, key, request_hash, pod_id, status, body, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6::json, $7)
+         ON CONFLICT (agent_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash,
+           pod_id = EXCLUDED.pod_id, status = EXCLUDED.status, body = EXCLUDED.body,
+           created_at = EXCLUDED.created_at`,
+        [r.agentId, r.key, r.requestHash, r.podId, r.status, jsonOrNull(r.body), r.createdAt],
+      );
+    },
+    async pruneIdempotencyRecords(createdBefore) {
+      return (
+        await db.query("DELETE FROM idempotency_records WHERE created_at < $1 RETURNING 1", [createdBefore])
+      ).length;
+    },
+
+    async insertDecision(d) {
+      await db.query(
+        `INSERT INTO decisions (id, pod_id, agent_id, message_id, decision_class, title, question, options,
+           thread_root_id, context, created_at, answered_at, answered_by, answer_option, answer_message_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8::json, $9, $10, $11, $12, $13, $14, $15)`,
+        [
+          d.id,
+          d.podId,
+          d.agentId,
+          d.messageId,
+          d.decisionClass,
+          d.title,
+          d.question,
+          json(d.options),
+          d.threadRootId,
+          d.context,
+          d.createdAt,
+          d.answeredAt,
+          d.answeredBy,
+          d.answerOption,
+          d.answerMessageId,
+        ],
+      );
+    },
+    async getDecision(id) {
+      const rows = await db.query("SELECT * FROM decisions WHERE id = $1", [id]);
+      return rows[0] ? toDecision(rows[0]) : null;
+    },
+    async listDecisions({ podId }) {
+      return (await db.query("SELECT * FROM decisions WHERE pod_id = $1 ORDER BY seq", [podId])).map(
+        toDecision,
+      );
+    },
+    async answerDecision({ id, now, answeredBy, option, answerMessageId }) {
+      const rows = await db.query(
+        `UPDATE decisions SET answered_at = $2, answered_by = $3, answer_option = $4, answer_message_id = $5
+          WHERE id = $1 AND answered_at IS NULL RETURNING 1`,
+        [id, now, answeredBy, option, answerMessageId],
+      );
+      return rows.length > 0;
+    },
+
+    async insertJoinCode(c) {
+      await db.query(
+        `INSERT INTO join_codes (id, hash, pod_id, agent_name, scopes, created_by, created_at, expires_at, used_at,
+           used_by_installation_id) VALUES ($1, $2, $3, $4, $5::json, $6, $7, $8, $9, $10)`,
+        [
+          c.id,
+          c.hash,
+          c.podId,
+          c.agentName,
+          json(c.scopes),
+          c.createdBy,
+          c.createdAt,
+          c.expiresAt,
+          c.usedAt,
+          c.usedByInstallationId,
+        ],
+      );
+    },
+    async findJoinCodeByHash(hash) {
+      const rows = await db.query("SELECT * FROM join_codes WHERE hash = $1", [hash]);
+      return rows[0] ? toJoinCode(rows[0]) : null;
+    },
+    async listJoinCodes(podId) {
+      return (await db.query("SELECT * FROM join_codes WHERE pod_id = $1 ORDER BY seq", [podId])).map(
+        toJoinCode,
+      );
+    },
+    async markJoinCodeUsed({ id, now, installationId }) {
+      const rows = await db.query(
+        "UPDATE join_codes SET used_at = $2, used_by_installation_id = $3 WHERE id = $1 AND used_at IS NULL RETURNING 1",
+        [id, now, installationId],
+      );
+      return rows.length > 0;
+    },
+  };
+}

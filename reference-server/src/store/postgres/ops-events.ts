@@ -1,0 +1,211 @@
+/**
+ * Events, leases, attempts and dead letters on PostgreSQL (semantics: ../README.md).
+ *
+ * The claim is one statement (style.md, "Queues in SQL"): retire this agent's exhausted leases, then lock
+ * up to `limit` ready rows in index order (`events_open`: agent_id, seq WHERE state IN pending/leased)
+ * with FOR UPDATE SKIP LOCKED, and lease them, counting the attempt. A row another claim has locked is
+ * skipped, and a row another claim leased after our snapshot fails the re-check PostgreSQL applies to the
+ * locked row version, so two claims — in one process or on two replicas — never return the same event.
+ * Enqueue and requeue NOTIFY in the same statement (delivered on commit) and wake local listeners after.
+ *
+ * Must never: read the clock (every time is `now` from the service), or wait on a row lock inside a claim.
+ */
+import type { StoreOps } from "../contract.js";
+import type { Db } from "./db.js";
+import { json, jsonOrNull } from "./db.js";
+import { toEvent } from "./rows.js";
+
+type EventOps = Pick<
+  StoreOps,
+  | "enqueueEvents"
+  | "claimEvents"
+  | "getEvent"
+  | "ackEvent"
+  | "renewLease"
+  | "failExhausted"
+  | "nextLeaseExpiry"
+  | "listDeadLetters"
+  | "requeueEvent"
+  | "failOpenEvents"
+  | "listPodEvents"
+  | "queueStats"
+>;
+
+const ENQUEUE = `
+  WITH ins AS (
+    INSERT INTO events (id, agent_id, pod_id, type, payload, created_at, state, attempts)
+    SELECT id, agent_id, pod_id, type, payload, created_at, 'pending', 0
+      FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::json[], $6::bigint[])
+        WITH ORDINALITY AS n(id, agent_id, pod_id, type, payload, created_at, ord)
+     ORDER BY ord
+    RETURNING agent_id)
+  SELECT a.agent_id, pg_notify($7, $8 || a.agent_id) FROM (SELECT DISTINCT agent_id FROM ins) a`;
+
+// $1 agent, $2 now, $3 lease ms, $4 max attempts, $5 limit. The retire CTE skips rows another statement
+// holds (that statement is retiring, claiming or acking them); ready excludes exhausted rows explicitly
+// because all CTEs share one snapshot.
+const CLAIM = `
+  WITH retired AS (
+    UPDATE events SET state = 'failed', fail_reason = 'max_attempts', failed_at = lease_expires_at
+     WHERE id IN (SELECT id FROM events
+                   WHERE agent_id = $1 AND state IN ('pending', 'leased') AND state = 'leased'
+                     AND lease_expires_at <= $2 AND attempts - attempt_base >= $4
+                   FOR UPDATE SKIP LOCKED)
+    RETURNING 1),
+  ready AS (
+    SELECT id, state AS prev_state FROM events
+     WHERE agent_id = $1 AND state IN ('pending', 'leased')
+       AND (state = 'pending' OR (lease_expires_at <= $2 AND attempts - attempt_base < $4))
+     ORDER BY seq
+     LIMIT $5
+     FOR UPDATE SKIP LOCKED),
+  claimed AS (
+    UPDATE events e SET state = 'leased', attempts = e.attempts + 1, lease_expires_at = $2 + $3
+      FROM ready r WHERE e.id = r.id
+    RETURNING e.*, r.prev_state)
+  SELECT (SELECT count(*) FROM retired) AS n_retired, c.*
+    FROM (SELECT 1) one LEFT JOIN claimed c ON true
+   ORDER BY c.seq`;
+
+const EXHAUSTED = `
+  UPDATE events SET state = 'failed', fail_reason = 'max_attempts', failed_at = lease_expires_at
+   WHERE id IN (SELECT id FROM events
+                 WHERE ($3::text IS NULL OR agent_id = $3) AND state = 'leased'
+                   AND lease_expires_at <= $1 AND attempts - attempt_base >= $2
+                 FOR UPDATE SKIP LOCKED)
+  RETURNING 1`;
+
+export function eventOps(db: Db): EventOps {
+  const getEvent = async (id: string) => {
+    const rows = await db.query("SELECT * FROM events WHERE id = $1", [id], "cap_get_event");
+    return rows[0] ? toEvent(rows[0]) : null;
+  };
+  const ownEvent = async (agentId: string, id: string) => {
+    const rows = await db.query("SELECT * FROM events WHERE id = $1 AND agent_id = $2", [id, agentId]);
+    return rows[0] ? toEvent(rows[0]) : null;
+  };
+
+  return {
+    async enqueueEvents(events) {
+      if (events.length === 0) return;
+      const rows = await db.query<{ agent_id: string }>(
+        ENQUEUE,
+        [
+          events.map((e) => e.id),
+          events.map((e) => e.agentId),
+          events.map((e) => e.podId),
+          events.map((e) => e.type),
+          events.map((e) => json(e.payload)),
+          events.map((e) => e.createdAt),
+          db.channel,
+          db.origin,
+        ],
+        "cap_enqueue",
+      );
+      db.wake(rows.map((r) => r.agent_id));
+    },
+
+    async claimEvents({ agentId, limit, leaseMs, maxAttempts, now }) {
+      const rows = await db.query(CLAIM, [agentId, now, leaseMs, maxAttempts, limit], "cap_claim");
+      const retired = Number(rows[0]?.n_retired ?? 0);
+      const claimed = rows.filter((r) => r.id !== null);
+      const reclaimed = claimed.filter((r) => r.prev_state === "leased").length;
+      return { events: claimed.map(toEvent), expiredLeases: retired + reclaimed, newlyFailed: retired };
+    },
+
+    getEvent,
+
+    async ackEvent({ agentId, eventId, now, result }) {
+      const rows = await db.query(
+        `UPDATE events SET state = 'acked', acked_at = $3, result = $4::json
+          WHERE id = $1 AND agent_id = $2 AND state <> 'acked' RETURNING *`,
+        [eventId, agentId, now, jsonOrNull(result)],
+        "cap_ack",
+      );
+      if (rows[0]) return toEvent(rows[0]);
+      // Already acked (first ack wins), unknown, or another agent's: a fresh snapshot tells which.
+      return ownEvent(agentId, eventId);
+    },
+
+    async renewLease({ agentId, eventId, attempts, leaseMs, now }) {
+      const rows = await db.query<{ lease_expires_at: number }>(
+        `UPDATE events SET lease_expires_at = $4 + $5
+          WHERE id = $1 AND agent_id = $2 AND state = 'leased' AND attempts = $3 AND lease_expires_at > $4
+          RETURNING lease_expires_at`,
+        [eventId, agentId, attempts, now, leaseMs],
+      );
+      if (rows[0]) return { status: "renewed", leaseExpiresAt: rows[0].lease_expires_at };
+      return (await ownEvent(agentId, eventId)) ? { status: "lease_lost" } : { status: "not_found" };
+    },
+
+    async failExhausted({ now, maxAttempts, agentId }) {
+      return (await db.query(EXHAUSTED, [now, maxAttempts, agentId ?? null])).length;
+    },
+
+    async nextLeaseExpiry({ agentId, now, maxAttempts }) {
+      const rows = await db.query<{ next: number | null }>(
+        `SELECT min(lease_expires_at) AS next FROM events
+          WHERE agent_id = $1 AND state IN ('pending', 'leased') AND state = 'leased'
+            AND lease_expires_at > $2 AND attempts - attempt_base < $3`,
+        [agentId, now, maxAttempts],
+        "cap_next_lease_expiry",
+      );
+      return rows[0]?.next ?? null;
+    },
+
+    async listDeadLetters({ agentId, podId, limit }) {
+      const rows = await db.query(
+        `SELECT * FROM events
+          WHERE state = 'failed' AND ($1::text IS NULL OR agent_id = $1) AND ($2::text IS NULL OR pod_id = $2)
+          ORDER BY failed_at DESC, seq DESC LIMIT $3`,
+        [agentId ?? null, podId ?? null, limit],
+      );
+      return rows.map(toEvent);
+    },
+
+    async requeueEvent({ eventId }) {
+      const rows = await db.query(
+        `WITH r AS (
+           UPDATE events SET state = 'pending', attempt_base = attempts, lease_expires_at = NULL, failed_at = NULL,
+             fail_reason = NULL
+            WHERE id = $1 AND state = 'failed' RETURNING *)
+         SELECT r.*, pg_notify($2, $3 || r.agent_id) FROM r`,
+        [eventId, db.channel, db.origin],
+      );
+      const row = rows[0];
+      if (row) {
+        const event = toEvent(row);
+        db.wake([event.agentId]);
+        return { status: "requeued", event };
+      }
+      const event = await getEvent(eventId);
+      return event ? { status: "not_failed", event } : { status: "not_found" };
+    },
+
+    async failOpenEvents({ agentId, podId, now, reason }) {
+      const rows = await db.query(
+        `UPDATE events SET state = 'failed', failed_at = $3, fail_reason = $4
+          WHERE agent_id = $1 AND pod_id = $2 AND state IN ('pending', 'leased') RETURNING 1`,
+        [agentId, podId, now, reason],
+      );
+      return rows.length;
+    },
+
+    async listPodEvents({ podId, limit }) {
+      const rows = await db.query("SELECT * FROM events WHERE pod_id = $1 ORDER BY seq DESC LIMIT $2", [
+        podId,
+        limit,
+      ]);
+      return rows.map(toEvent);
+    },
+
+    async queueStats() {
+      const rows = await db.query<{ state: "pending" | "leased" | "acked" | "failed"; n: number }>(
+        "SELECT state, count(*) AS n FROM events GROUP BY state",
+      );
+      const stats = { pending: 0, leased: 0, acked: 0, failed: 0 };
+      for (const r of rows) stats[r.state] = r.n;
+      return stats;
+    },
+  };
+}

@@ -1,0 +1,123 @@
+/**
+ * Users, their API tokens, pods and members on PostgreSQL. "Oldest first" is insertion order (`seq`).
+ *
+ * Must never: judge a token's validity (findUserTokenByHash returns whatever it finds; services judge).
+ */
+import type { StoreOps } from "../contract.js";
+import type { Db } from "./db.js";
+import { toMember, toPod, toUser, toUserToken } from "./rows.js";
+
+type PeopleOps = Pick<
+  StoreOps,
+  | "insertUser"
+  | "getUser"
+  | "findUsersByName"
+  | "listUsers"
+  | "markUserDeleted"
+  | "insertUserToken"
+  | "findUserTokenByHash"
+  | "revokeUserTokensOfUser"
+  | "insertPod"
+  | "getPod"
+  | "findPodsByName"
+  | "listPods"
+  | "putMember"
+  | "getMember"
+  | "listMembers"
+  | "removeMember"
+>;
+
+export function peopleOps(db: Db): PeopleOps {
+  const one = async <T>(text: string, values: unknown[], map: (r: never) => T): Promise<T | null> => {
+    const rows = await db.query(text, values);
+    return rows[0] ? map(rows[0] as never) : null;
+  };
+  const count = async (text: string, values: unknown[]): Promise<number> =>
+    (await db.query(text, values)).length;
+
+  return {
+    async insertUser(u) {
+      await db.query(
+        "INSERT INTO users (id, name, is_admin, created_at, deleted_at) VALUES ($1, $2, $3, $4, $5)",
+        [u.id, u.name, u.isAdmin, u.createdAt, u.deletedAt],
+      );
+    },
+    getUser: (id) => one("SELECT * FROM users WHERE id = $1", [id], toUser),
+    async findUsersByName(name) {
+      const rows = await db.query("SELECT * FROM users WHERE name = $1 AND deleted_at IS NULL ORDER BY seq", [
+        name,
+      ]);
+      return rows.map(toUser);
+    },
+    async listUsers() {
+      return (await db.query("SELECT * FROM users ORDER BY seq")).map(toUser);
+    },
+    async markUserDeleted(id, now) {
+      const n = await count(
+        "UPDATE users SET deleted_at = $2 WHERE id = $1 AND deleted_at IS NULL RETURNING 1",
+        [id, now],
+      );
+      return n > 0;
+    },
+    async insertUserToken(t) {
+      await db.query(
+        "INSERT INTO user_tokens (id, user_id, hash, label, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6)",
+        [t.id, t.userId, t.hash, t.label, t.createdAt, t.revokedAt],
+      );
+    },
+    async findUserTokenByHash(hash) {
+      const rows = await db.query(
+        `SELECT row_to_json(t.*) AS t, row_to_json(u.*) AS u
+           FROM user_tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = $1`,
+        [hash],
+      );
+      const r = rows[0];
+      return r ? { token: toUserToken(r.t as never), user: toUser(r.u as never) } : null;
+    },
+    revokeUserTokensOfUser: (userId, now) =>
+      count("UPDATE user_tokens SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL RETURNING 1", [
+        userId,
+        now,
+      ]),
+
+    async insertPod(p) {
+      await db.query("INSERT INTO pods (id, name, created_by, created_at) VALUES ($1, $2, $3, $4)", [
+        p.id,
+        p.name,
+        p.createdBy,
+        p.createdAt,
+      ]);
+    },
+    getPod: (id) => one("SELECT * FROM pods WHERE id = $1", [id], toPod),
+    async findPodsByName(name) {
+      return (await db.query("SELECT * FROM pods WHERE name = $1 ORDER BY seq", [name])).map(toPod);
+    },
+    async listPods(filter) {
+      const rows = filter?.userId
+        ? await db.query(
+            "SELECT p.* FROM pods p JOIN members m ON m.pod_id = p.id WHERE m.user_id = $1 ORDER BY p.seq",
+            [filter.userId],
+          )
+        : await db.query("SELECT * FROM pods ORDER BY seq");
+      return rows.map(toPod);
+    },
+    async putMember(m) {
+      await db.query(
+        `INSERT INTO members (pod_id, user_id, role, added_at) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (pod_id, user_id) DO UPDATE SET role = EXCLUDED.role, added_at = EXCLUDED.added_at`,
+        [m.podId, m.userId, m.role, m.addedAt],
+      );
+    },
+    getMember: (podId, userId) =>
+      one("SELECT * FROM members WHERE pod_id = $1 AND user_id = $2", [podId, userId], toMember),
+    async listMembers(podId) {
+      return (await db.query("SELECT * FROM members WHERE pod_id = $1 ORDER BY seq", [podId])).map(toMember);
+    },
+    async removeMember(podId, userId) {
+      return (
+        (await count("DELETE FROM members WHERE pod_id = $1 AND user_id = $2 RETURNING 1", [podId, userId])) >
+        0
+      );
+    },
+  };
+}

@@ -1,0 +1,212 @@
+/**
+ * What the PostgreSQL store must do beyond the shared contract: several stores on one database (as several
+ * kernel replicas would open them) migrate once, never claim one event twice, and wake each other through
+ * LISTEN/NOTIFY — also after the LISTEN connection is killed; the claim walks the ready index in order.
+ */
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { openPostgresStore, type PostgresStore } from "../../src/store/postgres/index.js";
+import { loadMigrations } from "../../src/store/postgres/migrate.js";
+import { events, T0 } from "./contract-fixtures.js";
+
+const url = process.env.CAP_TEST_PG_URL;
+const skipped = url ? "" : " (skipped: CAP_TEST_PG_URL not set — .ci/run starts PostgreSQL)";
+
+async function waitFor(cond: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error("condition not met before the deadline");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe.skipIf(!url)(`postgres store specifics${skipped}`, () => {
+  const schemas: string[] = [];
+  const open: PostgresStore[] = [];
+  const admin = () => {
+    const c = new pg.Client({ connectionString: url });
+    return c.connect().then(() => c);
+  };
+  const freshSchema = () => {
+    const s = `cap_pg_${randomBytes(5).toString("hex")}`;
+    schemas.push(s);
+    return s;
+  };
+  const openStore = async (schema: string, poolSize = 10) => {
+    const s = await openPostgresStore({ url: url!, schema, poolSize });
+    open.push(s);
+    return s;
+  };
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((s) => s.close()));
+  });
+  afterAll(async () => {
+    const c = await admin();
+    for (const s of schemas) await c.query(`DROP SCHEMA IF EXISTS "${s}" CASCADE`);
+    await c.end();
+  });
+
+  it("applies migrations once when several replicas start at the same moment", async () => {
+    const schema = freshSchema();
+    await Promise.all(Array.from({ length: 4 }, () => openStore(schema, 2)));
+    const c = await admin();
+    const rows = (await c.query(`SELECT version FROM "${schema}".schema_migrations ORDER BY version`)).rows;
+    await c.end();
+    expect(rows.map((r) => r.version)).toEqual(loadMigrations().map((m) => m.version));
+  });
+
+  it("refuses to start on a schema whose applied migration was edited", async () => {
+    const schema = freshSchema();
+    await (await openStore(schema)).close();
+    open.length = 0;
+    const c = await admin();
+    await c.query(`UPDATE "${schema}".schema_migrations SET checksum = 'edited' WHERE version = 1`);
+    await c.end();
+    await expect(openPostgresStore({ url: url!, schema })).rejects.toThrow(/changed after it was applied/);
+  });
+
+  it("never gives one event to two claimers on two stores, and gives every event out", async () => {
+    const schema = freshSchema();
+    const [a, b] = [await openStore(schema, 8), await openStore(schema, 8)];
+    const total = 1500;
+    for (let i = 0; i < total; i += 500) await a.enqueueEvents(events("agt_a", "pod_a", 500, T0 + i));
+    const seen = new Map<string, number>();
+    const claimer = async (s: PostgresStore) => {
+      for (;;) {
+        const r = await s.claimEvents({
+          agentId: "agt_a",
+          limit: 7,
+          leaseMs: 60_000,
+          maxAttempts: 5,
+          now: T0,
+        });
+        if (r.events.length === 0) return;
+        for (const e of r.events) seen.set(e.id, (seen.get(e.id) ?? 0) + 1);
+      }
+    };
+    await Promise.all(Array.from({ length: 16 }, (_, i) => claimer(i % 2 ? a : b)));
+    expect(seen.size).toBe(total);
+    expect([...seen.values()].every((n) => n === 1)).toBe(true);
+    expect(await a.queueStats()).toEqual({ pending: 0, leased: total, acked: 0, failed: 0 });
+  });
+
+  it("claims in index order without sorting the ready rows", async () => {
+    const schema = freshSchema();
+    const s = await openStore(schema);
+    for (let agent = 0; agent < 20; agent++) await s.enqueueEvents(events(`agt_${agent}`, "pod_a", 200));
+    const c = await admin();
+    await c.query(`SET search_path TO "${schema}"`);
+    await c.query("ANALYZE events");
+    const plan = (
+      await c.query(
+        `EXPLAIN SELECT id FROM events WHERE agent_id = 'agt_3' AND state IN ('pending', 'leased')
+           AND (state = 'pending' OR (lease_expires_at <= 5 AND attempts - attempt_base < 5))
+         ORDER BY seq LIMIT 20 FOR UPDATE SKIP LOCKED`,
+      )
+    ).rows
+      .map((r) => r["QUERY PLAN"])
+      .join("\n");
+    await c.end();
+    expect(plan).toContain("events_open");
+    expect(plan).not.toMatch(/\bSort\b/);
+  });
+
+  it("wakes the other store's listeners through NOTIFY, and its own once, only after commit", async () => {
+    const schema = freshSchema();
+    const [a, b] = [await openStore(schema), await openStore(schema)];
+    const seenA: string[] = [];
+    const seenB: string[] = [];
+    a.onEventsReady((id) => seenA.push(id));
+    b.onEventsReady((id) => seenB.push(id));
+    let inside = -1;
+    await a.transaction(async (tx) => {
+      await tx.enqueueEvents(events("agt_x", "pod_a", 3));
+      await new Promise((r) => setTimeout(r, 50));
+      inside = seenA.length + seenB.length;
+    });
+    expect(inside).toBe(0);
+    await waitFor(() => seenB.includes("agt_x"));
+    expect(seenA).toEqual(["agt_x"]);
+    await b.enqueueEvents(events("agt_y", "pod_a", 1));
+    await waitFor(() => seenA.includes("agt_y"));
+    expect(seenB.filter((x) => x === "agt_y")).toEqual(["agt_y"]);
+  });
+
+  it("does not wake stores on another schema", async () => {
+    const [a, b] = [await openStore(freshSchema()), await openStore(freshSchema())];
+    const seenB: string[] = [];
+    b.onEventsReady((id) => seenB.push(id));
+    await a.enqueueEvents(events("agt_other", "pod_a", 1));
+    await b.enqueueEvents(events("agt_marker", "pod_a", 1));
+    const c = await openStore(b.schema);
+    const seenC: string[] = [];
+    c.onEventsReady((id) => seenC.push(id));
+    await b.enqueueEvents(events("agt_marker2", "pod_a", 1));
+    await waitFor(() => seenC.includes("agt_marker2"));
+    expect(seenB).not.toContain("agt_other");
+  });
+
+  it("reconnects its LISTEN connection after the server kills it and hears other replicas again", async () => {
+    const schema = freshSchema();
+    const [a, b] = [await openStore(schema), await openStore(schema)];
+    const seen: string[] = [];
+    b.onEventsReady((id) => seen.push(id));
+    const pid = b.listener.backendPid;
+    expect(pid).not.toBeNull();
+    const c = await admin();
+    await c.query("SELECT pg_terminate_backend($1)", [pid]);
+    await c.end();
+    await waitFor(() => b.listener.backendPid !== null && b.listener.backendPid !== pid);
+    await a.enqueueEvents(events("agt_after", "pod_a", 1));
+    await waitFor(() => seen.includes("agt_after"));
+  });
+
+  it("serialises read-modify-write of one agent's memory across two stores", async () => {
+    const schema = freshSchema();
+    const stores = [await openStore(schema), await openStore(schema)];
+    const bump = (s: PostgresStore) =>
+      s.transaction(async (tx) => {
+        const cur = await tx.getMemoryForUpdate("agt_m");
+        await tx.putMemory({
+          agentId: "agt_m",
+          content: String(Number(cur?.content ?? "0") + 1),
+          sections: {},
+          sourceRuntime: null,
+          syncKey: null,
+          updatedAt: T0,
+        });
+      });
+    await Promise.all(Array.from({ length: 20 }, (_, i) => bump(stores[i % 2]!)));
+    expect((await stores[0]!.getMemory("agt_m"))?.content).toBe("20");
+  });
+
+  it("returns JSON values verbatim, key order included, and epoch-ms times as numbers", async () => {
+    const s = await openStore(freshSchema());
+    const payload = { z: 1, a: { y: [3, 2, 1], b: "x" }, big: 1.5, s: "ü\u0000" };
+    await s.enqueueEvents([
+      { id: "evt_j", agentId: "agt_j", podId: "pod_j", type: "t", payload, createdAt: T0 },
+    ]);
+    const ev = await s.getEvent("evt_j");
+    expect(JSON.stringify(ev?.payload)).toBe(JSON.stringify(payload));
+    expect(typeof ev?.createdAt).toBe("number");
+    expect(ev?.createdAt).toBe(T0);
+  });
+
+  it("refuses a transaction's operations once the transaction has settled", async () => {
+    const s = await openStore(freshSchema());
+    let leaked: Parameters<Parameters<PostgresStore["transaction"]>[0]>[0] | undefined;
+    await s.transaction(async (tx) => {
+      leaked = tx;
+    });
+    await expect(leaked!.getUser("usr_x")).rejects.toThrow(/transaction already finished/);
+  });
+
+  it("answers ping while the server is up and fails to open against a closed port", async () => {
+    const s = await openStore(freshSchema());
+    await expect(s.ping()).resolves.toBeUndefined();
+    const dead = new URL(url!);
+    dead.port = "1";
+    await expect(openPostgresStore({ url: dead.toString(), schema: "x" })).rejects.toThrow();
+  });
+});
