@@ -27,7 +27,9 @@ describe("JSON Schemas", () => {
   });
 
   it("every model has a description (its TypeSpec doc comment)", () => {
-    const missing = schemas.filter(({ schema }) => typeof schema.description !== "string" || !schema.description);
+    const missing = schemas.filter(
+      ({ schema }) => typeof schema.description !== "string" || !schema.description,
+    );
     expect(missing.map((m) => m.file)).toEqual([]);
   });
 

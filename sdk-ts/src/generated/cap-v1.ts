@@ -357,7 +357,9 @@ export interface components {
         /**
          * @description One unit of work for one agent. Delivered at least once: a poll leases it, and if it is not acked
          *     before the lease ends the next poll delivers it again with `attempts + 1`. Additive fields may
-         *     appear; drivers ignore what they do not know, including unknown `type`s.
+         *     appear; drivers ignore what they do not know, including unknown `type`s. Kernels may also send
+         *     `_id` with the same value as `id` (a non-normative alias for drivers written against the
+         *     production kernel); new drivers read `id`.
          * @example {
          *       "id": "evt_01JH7Z9QK3W5Y2",
          *       "type": "mention.received",
@@ -422,7 +424,7 @@ export interface components {
             events: components["schemas"]["Event"][];
         };
         /**
-         * @description Payload of `heartbeat.tick`: a periodic nudge; answering `HEARTBEAT_OK` means no work.
+         * @description Payload of `heartbeat.tick`: a periodic nudge. A driver with nothing to do acks it and posts nothing.
          * @example {
          *       "tickAt": "2026-11-29T18:00:00Z"
          *     }
