@@ -1,0 +1,324 @@
+/**
+ * `CapClient`: one typed method per CAP route, on openapi-fetch and the generated types. Strict
+ * writer (request bodies are the spec's types), lenient reader (production-kernel answers are
+ * normalised, see internal/lenient.ts), optional `validate` mode that checks every answer against
+ * the generated JSON Schema validators. It never logs and never holds state between calls.
+ */
+import createClient, { type Client } from "openapi-fetch";
+import { CapHttpError, CapSdkError } from "./errors.js";
+import type { paths } from "./generated/cap-v1.js";
+import * as read from "./internal/lenient.js";
+import { fnv1a, realSleep, type Sleep } from "./internal/time.js";
+import { type Answer, type Call, execute, type RetryPolicy } from "./internal/transport.js";
+import type {
+  AckResponse,
+  AckResult,
+  DecisionRequest,
+  DecisionResponse,
+  EventList,
+  Info,
+  MemoryEnvelope,
+  PodMessageList,
+  PostMessageRequest,
+  PostMessageResponse,
+  PutMemoryRequest,
+  PutMemoryResponse,
+  RenewResponse,
+  SyncMemoryRequest,
+  SyncMemoryResponse,
+} from "./types.js";
+import type { SchemaName, ValidationResult } from "./validators.js";
+import { SDK_VERSION } from "./version.js";
+
+const BASE = "/api/agents/runtime";
+
+/** Checks one answer against the CAP model `name`; `@commonly/cap-sdk/validators`' `validate` is one. */
+export type ResponseValidator = (name: SchemaName, data: unknown) => ValidationResult;
+
+export interface CapClientOptions {
+  /** The kernel's origin, e.g. `http://127.0.0.1:7070`. A trailing `/api/agents/runtime` is tolerated. */
+  baseUrl: string;
+  /** The agent's runtime token (`cm_agent_…`), sent as `Authorization: Bearer`. */
+  token: string;
+  /** Per-request timeout in ms (default 30 000). A poll adds its `waitSeconds` to it. */
+  timeoutMs?: number;
+  /** Retries of idempotent calls; `false` disables them. Defaults: 2 retries, 500 ms doubling, 30 s cap. */
+  retry?: Partial<RetryPolicy> | false;
+  /**
+   * Check every answer against the generated validators and fail with `invalid_response` naming the
+   * field that is wrong. `true` loads `@commonly/cap-sdk/validators` on first use; or pass a validator.
+   */
+  validate?: boolean | ResponseValidator;
+  /** A `fetch` to use instead of `globalThis.fetch`. */
+  fetch?: (request: Request) => Promise<Response>;
+  /** Appended to `User-Agent: cap-sdk/<version>`, e.g. `my-driver/1.2`. */
+  userAgent?: string;
+  /** Waits between retries (injectable for tests). */
+  sleep?: Sleep;
+  /** Source of jitter in [0, 1) (injectable for tests). */
+  random?: () => number;
+}
+
+/** Per-call options. */
+export interface RequestOptions {
+  /** Aborts the call; it then rejects with `CapSdkError` `aborted`. */
+  signal?: AbortSignal;
+  /** Overrides the client's `timeoutMs` for this call. */
+  timeoutMs?: number;
+  /** Overrides the client's retry count for this call (idempotent calls only). */
+  retries?: number;
+}
+
+/** Options of `postMessage`. */
+export interface PostMessageOptions extends RequestOptions {
+  /** 1–255 printable ASCII characters; default a random UUID per call, so the call's own retries are safe. */
+  idempotencyKey?: string;
+}
+
+/** A posted message; `replayed` when the kernel answered an earlier request with the same key. */
+export interface PostMessageResult extends PostMessageResponse {
+  replayed: boolean;
+}
+
+function randomKey(): string {
+  if (typeof crypto.randomUUID === "function") return crypto.randomUUID();
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** A typed client for one agent's CAP routes on one kernel. */
+export class CapClient {
+  /** The kernel origin requests go to. */
+  readonly baseUrl: string;
+  /**
+   * The underlying openapi-fetch client, typed by the generated `paths`, with the same auth and
+   * `User-Agent`: an escape hatch without retries, timeouts or lenient reading.
+   */
+  readonly raw: Client<paths>;
+  /** A short, non-reversible fingerprint of the token (FNV-1a, 32 bits): safe to log, stable per agent. */
+  readonly fingerprint: string;
+  readonly #timeoutMs: number;
+  readonly #retry: RetryPolicy;
+  readonly #sleep: Sleep;
+  readonly #random: () => number;
+  readonly #validateOption: boolean | ResponseValidator;
+  #validator: ResponseValidator | undefined;
+
+  constructor(options: CapClientOptions) {
+    if (!options.baseUrl) throw new TypeError("CapClient: baseUrl is required");
+    if (!options.token) throw new TypeError("CapClient: token is required");
+    this.baseUrl = options.baseUrl.replace(/\/+$/, "").replace(/\/api\/agents\/runtime$/, "");
+    const userAgent = `cap-sdk/${SDK_VERSION}${options.userAgent ? ` ${options.userAgent}` : ""}`;
+    this.raw = createClient<paths>({
+      baseUrl: this.baseUrl,
+      headers: {
+        Authorization: `Bearer ${options.token}`,
+        "User-Agent": userAgent,
+        Accept: "application/json",
+      },
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
+    this.fingerprint = fnv1a(options.token).toString(16).padStart(8, "0");
+    this.#timeoutMs = options.timeoutMs ?? 30_000;
+    const retry = options.retry === false ? { retries: 0 } : (options.retry ?? {});
+    this.#retry = { retries: 2, baseDelayMs: 500, maxDelayMs: 30_000, ...retry };
+    this.#sleep = options.sleep ?? realSleep;
+    this.#random = options.random ?? Math.random;
+    this.#validateOption = options.validate ?? false;
+    if (typeof this.#validateOption === "function") this.#validator = this.#validateOption;
+  }
+
+  /** `GET /events`: claim up to `limit` ready events; with `waitSeconds`, long-poll for one. */
+  async poll(
+    query: { limit?: number; waitSeconds?: number } = {},
+    options: RequestOptions = {},
+  ): Promise<EventList> {
+    const op = "GET /events";
+    const { data } = await this.#call(
+      op,
+      true,
+      options,
+      (signal) => this.raw.GET(`${BASE}/events`, { params: { query }, signal }),
+      (query.waitSeconds ?? 0) * 1000,
+    );
+    await this.#check(op, "EventList", data);
+    return read.readEventList(op, data);
+  }
+
+  /** `POST /events/{id}/ack`: mark an event handled, optionally saying how. Idempotent. */
+  async ack(id: string, result?: AckResult, options: RequestOptions = {}): Promise<AckResponse> {
+    const op = "POST /events/{id}/ack";
+    const { data } = await this.#call(op, true, options, (signal) =>
+      this.raw.POST(`${BASE}/events/{id}/ack`, {
+        params: { path: { id } },
+        body: result ? { result } : {},
+        signal,
+      }),
+    );
+    await this.#check(op, "AckResponse", data);
+    return { ok: true };
+  }
+
+  /** `POST /events/{id}/renew`: extend the lease of the delivery `attempts`; 409 `lease_lost` when gone. */
+  async renew(id: string, attempts: number, options: RequestOptions = {}): Promise<RenewResponse> {
+    const op = "POST /events/{id}/renew";
+    const { data } = await this.#call(op, true, options, (signal) =>
+      this.raw.POST(`${BASE}/events/{id}/renew`, { params: { path: { id } }, body: { attempts }, signal }),
+    );
+    await this.#check(op, "RenewResponse", data);
+    return read.readRenew(op, data);
+  }
+
+  /** `POST /pods/{podId}/messages`, with an `Idempotency-Key` so retries never post twice. */
+  async postMessage(
+    podId: string,
+    message: PostMessageRequest,
+    options: PostMessageOptions = {},
+  ): Promise<PostMessageResult> {
+    const op = "POST /pods/{podId}/messages";
+    const idempotencyKey = options.idempotencyKey ?? randomKey();
+    const { data, response } = await this.#call(op, true, options, (signal) =>
+      this.raw.POST(`${BASE}/pods/{podId}/messages`, {
+        params: { path: { podId }, header: { "Idempotency-Key": idempotencyKey } },
+        body: message,
+        signal,
+      }),
+    );
+    await this.#check(op, "PostMessageResponse", data, response, 201);
+    return { ...read.readPosted(op, data), replayed: response.headers.get("idempotent-replayed") === "true" };
+  }
+
+  /** `GET /pods/{podId}/messages`: recent messages, newest first, each flagged `self`. */
+  async listMessages(
+    podId: string,
+    query: { limit?: number; before?: string } = {},
+    options: RequestOptions = {},
+  ): Promise<PodMessageList> {
+    const op = "GET /pods/{podId}/messages";
+    const { data } = await this.#call(op, true, options, (signal) =>
+      this.raw.GET(`${BASE}/pods/{podId}/messages`, { params: { path: { podId }, query }, signal }),
+    );
+    await this.#check(op, "PodMessageList", data);
+    return read.readMessages(op, data);
+  }
+
+  /** `GET /memory`: the agent's memory envelope (empty for a fresh agent). */
+  async getMemory(options: RequestOptions = {}): Promise<MemoryEnvelope> {
+    const op = "GET /memory";
+    const { data } = await this.#call(op, true, options, (signal) =>
+      this.raw.GET(`${BASE}/memory`, { signal }),
+    );
+    await this.#check(op, "MemoryEnvelope", data);
+    return read.readMemory(op, data);
+  }
+
+  /** `PUT /memory`: merge single sections, replace arrays. */
+  async putMemory(body: PutMemoryRequest, options: RequestOptions = {}): Promise<PutMemoryResponse> {
+    const op = "PUT /memory";
+    const { data } = await this.#call(op, true, options, (signal) =>
+      this.raw.PUT(`${BASE}/memory`, { body, signal }),
+    );
+    await this.#check(op, "PutMemoryResponse", data);
+    return read.readWrite(data);
+  }
+
+  /** `POST /memory/sync`: promote sections (`full` or `patch`); deduped within a UTC day. */
+  async syncMemory(body: SyncMemoryRequest, options: RequestOptions = {}): Promise<SyncMemoryResponse> {
+    const op = "POST /memory/sync";
+    const { data } = await this.#call(op, true, options, (signal) =>
+      this.raw.POST(`${BASE}/memory/sync`, { body, signal }),
+    );
+    await this.#check(op, "SyncMemoryResponse", data);
+    return read.readWrite(data);
+  }
+
+  /** `GET /info`: protocol version, timing and features. Optional route: 404 on kernels without it. */
+  async info(options: RequestOptions = {}): Promise<Info> {
+    const op = "GET /info";
+    const { data } = await this.#call(op, true, options, (signal) =>
+      this.raw.GET(`${BASE}/info`, { signal }),
+    );
+    await this.#check(op, "Info", data);
+    return read.readInfo(op, data);
+  }
+
+  /** `POST /decisions`: ask the pod's humans to choose. Not retried (it is not idempotent). */
+  async createDecision(body: DecisionRequest, options: RequestOptions = {}): Promise<DecisionResponse> {
+    const op = "POST /decisions";
+    const { data, response } = await this.#call(op, false, options, (signal) =>
+      this.raw.POST(`${BASE}/decisions`, { body, signal }),
+    );
+    await this.#check(op, "DecisionResponse", data, response, 201);
+    return read.readDecision(op, data);
+  }
+
+  async #call(
+    operation: string,
+    idempotent: boolean,
+    options: RequestOptions,
+    run: Call["run"],
+    extraMs = 0,
+  ): Promise<Answer> {
+    try {
+      return await execute(
+        {
+          operation,
+          idempotent,
+          timeoutMs: (options.timeoutMs ?? this.#timeoutMs) + extraMs,
+          retries: options.retries,
+          signal: options.signal,
+          run,
+        },
+        { retry: this.#retry, sleep: this.#sleep, random: this.#random },
+      );
+    } catch (err) {
+      if (err instanceof CapHttpError && this.#validateOption) await this.#checkError(err);
+      throw err;
+    }
+  }
+
+  async #validatorFn(): Promise<ResponseValidator | undefined> {
+    if (!this.#validateOption) return undefined;
+    if (!this.#validator) this.#validator = (await import("./validators.js")).validate;
+    return this.#validator;
+  }
+
+  async #check(
+    op: string,
+    name: SchemaName,
+    data: unknown,
+    response?: Response,
+    status?: number,
+  ): Promise<void> {
+    const validate = await this.#validatorFn();
+    if (!validate) return;
+    if (response && status !== undefined && response.status !== status)
+      throw new CapSdkError("invalid_response", `${op} answered ${response.status}; CAP says ${status}`, {
+        details: { status: response.status },
+      });
+    const result = validate(name, data);
+    if (!result.valid) {
+      const lines = result.issues.map((i) => `${i.path} ${i.message}`);
+      throw new CapSdkError(
+        "invalid_response",
+        `${op} answered a ${name} that breaks the schema: ${lines.join("; ")}`,
+        {
+          details: { schema: name, issues: result.issues },
+        },
+      );
+    }
+  }
+
+  async #checkError(err: CapHttpError): Promise<void> {
+    const validate = await this.#validatorFn();
+    const result = validate?.("Error", err.body);
+    if (result && !result.valid) {
+      const lines = result.issues.map((i) => `${i.path} ${i.message}`);
+      throw new CapSdkError(
+        "invalid_response",
+        `${err.operation} answered ${err.status} with an error body that breaks the schema: ${lines.join("; ")}`,
+        { cause: err, details: { schema: "Error", status: err.status, issues: result.issues } },
+      );
+    }
+  }
+}

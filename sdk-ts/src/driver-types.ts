@@ -1,0 +1,138 @@
+/**
+ * The public types of `runDriver`: options, handler signatures and hook payloads. Kept apart from
+ * the loop so a reader can see the whole contract of a driver on one page.
+ */
+import type { CapClient, PostMessageResult } from "./client.js";
+import type { HandledStore } from "./handled-store.js";
+import type { CircuitDecision, FailureClass } from "./internal/circuit.js";
+import type { Clock, Sleep } from "./internal/time.js";
+import type {
+  AckResult,
+  Event,
+  HeartbeatTickPayload,
+  MentionReceivedPayload,
+  MessagePostedPayload,
+  SummaryReadyPayload,
+  TaskAssignedPayload,
+} from "./types.js";
+
+export type { CircuitDecision, FailureClass } from "./internal/circuit.js";
+export type { Clock, Sleep } from "./internal/time.js";
+
+/** Payload types of the documented v1 event types. */
+export interface DocumentedPayloads {
+  "message.posted": MessagePostedPayload;
+  "mention.received": MentionReceivedPayload;
+  "heartbeat.tick": HeartbeatTickPayload;
+  "summary.ready": SummaryReadyPayload;
+  "task.assigned": TaskAssignedPayload;
+}
+
+/** An event whose `payload` is typed when `T` is a documented type. */
+export type TypedEvent<T extends string = string> = Omit<Event, "type" | "payload"> & {
+  type: T;
+  payload: T extends keyof DocumentedPayloads ? DocumentedPayloads[T] : Record<string, unknown>;
+};
+
+/** What a handler may return: nothing (ack `acknowledged`, or `posted` after `ctx.reply`) or the ack result. */
+// biome-ignore lint/suspicious/noConfusingVoidType: lets `async (event) => { … }` handlers type-check.
+export type HandlerResult = AckResult | undefined | void;
+
+/** What a handler gets besides the event. */
+export interface HandlerContext {
+  /** Aborted when the lease is lost (reason: `CapSdkError` `lease_lost`) or shutdown ran out of time. */
+  readonly signal: AbortSignal;
+  /** The driver's client, for reading messages, memory, and so on. */
+  readonly client: CapClient;
+  /**
+   * Post into the event's pod, threaded under `payload.messageId` when there is one (pass
+   * `replyToMessageId: null` to not thread). The `Idempotency-Key` is derived from the event id and
+   * the reply's index, so a redelivered event re-posting the same reply does not post twice.
+   */
+  reply(
+    content: string,
+    options?: { replyToMessageId?: string | null; metadata?: Record<string, unknown> },
+  ): Promise<PostMessageResult>;
+}
+
+/** Handles one event. Throwing means "not handled": no ack, the batch stops, the retry circuit applies. */
+export type EventHandler<E = Event> = (
+  event: E,
+  context: HandlerContext,
+) => HandlerResult | Promise<HandlerResult>;
+
+/** Handlers by event type; documented types get typed payloads. */
+export type HandlerMap = { [T in keyof DocumentedPayloads]?: EventHandler<TypedEvent<T>> } & {
+  // biome-ignore lint/suspicious/noExplicitAny: an index signature must admit the typed handlers above.
+  [type: string]: EventHandler<any> | undefined;
+};
+
+/** Where a non-fatal failure happened. */
+export type DriverStage = "handler" | "ack" | "renew" | "info" | "store";
+
+/** Hooks for logging and metrics. The driver prints nothing itself; a hook that throws is ignored. */
+export interface DriverHooks {
+  /** An event was received (before dedup and dispatch). */
+  onEvent?(event: Event): void;
+  /** An ack went out; `duplicate` when the event had been handled before and the handler was not run. */
+  onAck?(info: { event: Event; result: AckResult; duplicate: boolean }): void;
+  /** A handler, ack, renew, info or store call failed; the loop goes on. */
+  onError?(info: { stage: DriverStage; error: unknown; event?: Event; failureClass?: FailureClass }): void;
+  /** The retry circuit decided a delay after a handler failure. */
+  onCircuit?(info: CircuitDecision & { eventId: string }): void;
+  /** A poll failed; the next one waits `delayMs`. `consecutive` 401/403 answers stop the driver at 3. */
+  onPollError?(info: { error: unknown; consecutive: number; delayMs: number }): void;
+  /** A lease was renewed while a handler ran. */
+  onRenew?(info: { event: Event; leaseExpiresAt: string }): void;
+  /** The lease of a running handler was lost; its signal was aborted and the event will not be acked. */
+  onLeaseLost?(info: { event: Event; error: unknown }): void;
+  /** The driver chose (or fell back to) interval polling or long-polling. */
+  onPollMode?(info: { mode: "long-poll" | "interval"; reason: string }): void;
+}
+
+export interface DriverOptions extends DriverHooks {
+  client: CapClient;
+  /** One handler for every event type, or handlers by type (other types go to `onUnknown`). */
+  handle: EventHandler | HandlerMap;
+  /** Handles types missing from a `handle` map; without it they are acked `skipped`. */
+  onUnknown?: EventHandler;
+  /** Stops the driver: polling ends, the running handler gets `shutdownTimeoutMs` to finish. */
+  signal?: AbortSignal;
+  /** Events per poll (default 10, capped by `/info` `maxLimit`). */
+  limit?: number;
+  /** Long-poll wait (default 20 s, capped by `/info` `maxWaitSeconds`; 0 for interval polling). */
+  waitSeconds?: number;
+  /** Interval polling period, and the base of poll backoff and the runtime retry steps (default 5000 ms). */
+  pollIntervalMs?: number;
+  /** Handlers running at once (default 1); events of one pod never run concurrently. */
+  concurrency?: number;
+  /** Handled-ids store (default a `MemoryHandledStore` of 1000 ids). */
+  store?: HandledStore;
+  /** Renew the lease once a handler has run this fraction of it (default 0.5). */
+  renewAt?: number;
+  /** Lease length to assume when neither `/info` nor `leaseExpiresAt` says (default 30 s). */
+  leaseSeconds?: number;
+  /** How long a running handler may finish after `signal` aborts before it is released (default 10 s). */
+  shutdownTimeoutMs?: number;
+  /** Seeds the stable 0–20 % delay offset (default: the client's token fingerprint). */
+  agentKey?: string;
+  /** Milliseconds since the epoch (injectable for tests). */
+  clock?: Clock;
+  /** Waits, resolving early on abort (injectable for tests). */
+  sleep?: Sleep;
+}
+
+/** Counts of what a driver did, returned when it stops gracefully. */
+export interface DriverSummary {
+  polls: number;
+  /** Events whose handler completed and that were acked (or whose ack was attempted). */
+  handled: number;
+  /** Redeliveries of handled events, re-acked without running the handler. */
+  duplicates: number;
+  /** Events of unknown types acked `skipped`. */
+  skipped: number;
+  /** Handler failures (no ack). */
+  failures: number;
+  /** Events given up without an ack: lease lost, or shutdown before the handler finished. */
+  released: number;
+}

@@ -1,0 +1,169 @@
+/**
+ * An in-memory stand-in for the `CapClient` methods `runDriver` calls, with the reference kernel's
+ * lease semantics on virtual time. For driver unit tests only: the integration tests run the same
+ * behaviours against the real `cap-kernel` over sockets.
+ */
+import type { CapClient } from "../../src/client.js";
+import { CapHttpError, CapSdkError } from "../../src/errors.js";
+import type { AckResult, Event, Info } from "../../src/types.js";
+import type { VirtualTime } from "./virtual-time.js";
+
+interface Row {
+  event: Event;
+  state: "ready" | "leased" | "acked" | "failed";
+  leaseUntil: number;
+}
+
+export function httpError(status: number, code: string, operation = "TEST"): CapHttpError {
+  return new CapHttpError({ status, code, message: code, operation });
+}
+
+export class FakeKernel {
+  readonly fingerprint = "00c0ffee";
+  leaseSeconds = 30;
+  maxAttempts = 5;
+  features = ["long-poll", "renew", "decisions", "message-read", "idempotency-key"];
+  /** `absent`: /info answers 404 like the production kernel. */
+  infoMode: "ok" | "absent" = "ok";
+  /** Answer polls at once, like the production kernel that ignores `waitSeconds`. */
+  ignoreWait = false;
+  readonly rows: Row[] = [];
+  readonly acks: Array<{ id: string; result: AckResult | undefined }> = [];
+  readonly renews: Array<{ id: string; attempts: number; at: number }> = [];
+  readonly posts: Array<{ podId: string; content: string; replyToMessageId?: string; key?: string }> = [];
+  readonly polls: Array<{ limit?: number; waitSeconds?: number; at: number }> = [];
+  /** Errors thrown by the next polls, in order. */
+  readonly pollErrors: unknown[] = [];
+  /** Errors thrown by the next renews, in order. */
+  readonly renewErrors: unknown[] = [];
+  #seq = 0;
+  #wake = new AbortController();
+
+  constructor(private readonly time: VirtualTime) {}
+
+  get client(): CapClient {
+    return this as unknown as CapClient;
+  }
+
+  enqueue(
+    type: string,
+    payload: Record<string, unknown> = {},
+    opts: { id?: string; podId?: string } = {},
+  ): string {
+    const id = opts.id ?? `evt_${++this.#seq}`;
+    this.rows.push({
+      event: {
+        id,
+        type,
+        podId: opts.podId ?? "pod_1",
+        payload,
+        attempts: 0,
+        createdAt: new Date(this.time.now).toISOString(),
+      },
+      state: "ready",
+      leaseUntil: 0,
+    });
+    this.#wake.abort();
+    this.#wake = new AbortController();
+    return id;
+  }
+
+  acked(id: string): boolean {
+    return this.rows.some((r) => r.event.id === id && r.state === "acked");
+  }
+
+  async info(): Promise<Info> {
+    await Promise.resolve();
+    if (this.infoMode === "absent") throw httpError(404, "route_not_found", "GET /info");
+    return {
+      protocol: "cap",
+      version: "1",
+      leaseSeconds: this.leaseSeconds,
+      maxAttempts: this.maxAttempts,
+      maxLimit: 50,
+      maxWaitSeconds: 25,
+      maxMessageBytes: 65536,
+      features: this.features,
+    };
+  }
+
+  #ready(): Row[] {
+    const now = this.time.now;
+    for (const row of this.rows) {
+      if (row.state === "leased" && row.leaseUntil <= now && row.event.attempts >= this.maxAttempts)
+        row.state = "failed";
+    }
+    return this.rows.filter((r) => r.state === "ready" || (r.state === "leased" && r.leaseUntil <= now));
+  }
+
+  async poll(
+    query: { limit?: number; waitSeconds?: number } = {},
+    options: { signal?: AbortSignal } = {},
+  ): Promise<{ events: Event[] }> {
+    this.polls.push({ ...query, at: this.time.now });
+    await Promise.resolve();
+    const failure = this.pollErrors.shift();
+    if (failure !== undefined) throw failure;
+    const deadline = this.time.now + (this.ignoreWait ? 0 : (query.waitSeconds ?? 0) * 1000);
+    while (this.#ready().length === 0 && this.time.now < deadline) {
+      const wake = new AbortController();
+      const onAbort = () => wake.abort();
+      const enqueued = this.#wake.signal;
+      options.signal?.addEventListener("abort", onAbort, { once: true });
+      enqueued.addEventListener("abort", onAbort, { once: true });
+      await this.time.sleep(deadline - this.time.now, wake.signal);
+      options.signal?.removeEventListener("abort", onAbort);
+      enqueued.removeEventListener("abort", onAbort);
+      if (options.signal?.aborted) throw new CapSdkError("aborted", "GET /events aborted");
+    }
+    const claimed = this.#ready().slice(0, query.limit ?? 20);
+    for (const row of claimed) {
+      row.state = "leased";
+      row.leaseUntil = this.time.now + this.leaseSeconds * 1000;
+      row.event = {
+        ...row.event,
+        attempts: row.event.attempts + 1,
+        leaseExpiresAt: new Date(row.leaseUntil).toISOString(),
+      };
+    }
+    return { events: claimed.map((r) => structuredClone(r.event)) };
+  }
+
+  async ack(id: string, result?: AckResult): Promise<{ ok: true }> {
+    await Promise.resolve();
+    const row = this.rows.find((r) => r.event.id === id);
+    if (!row) throw httpError(404, "event_not_found", "POST /events/{id}/ack");
+    row.state = "acked";
+    this.acks.push({ id, result });
+    return { ok: true };
+  }
+
+  async renew(id: string, attempts: number): Promise<{ ok: true; leaseExpiresAt: string }> {
+    this.renews.push({ id, attempts, at: this.time.now });
+    await Promise.resolve();
+    const failure = this.renewErrors.shift();
+    if (failure !== undefined) throw failure;
+    const row = this.rows.find((r) => r.event.id === id);
+    if (!row) throw httpError(404, "event_not_found", "POST /events/{id}/renew");
+    if (row.state !== "leased" || row.event.attempts !== attempts || row.leaseUntil <= this.time.now)
+      throw httpError(409, "lease_lost", "POST /events/{id}/renew");
+    row.leaseUntil = this.time.now + this.leaseSeconds * 1000;
+    return { ok: true, leaseExpiresAt: new Date(row.leaseUntil).toISOString() };
+  }
+
+  async postMessage(
+    podId: string,
+    body: { content: string; replyToMessageId?: string },
+    options: { idempotencyKey?: string } = {},
+  ): Promise<{ id: string; createdAt: string; replayed: boolean }> {
+    await Promise.resolve();
+    const previous = this.posts.findIndex((p) => p.key !== undefined && p.key === options.idempotencyKey);
+    if (previous >= 0) return { id: `msg_${previous + 1}`, createdAt: "", replayed: true };
+    this.posts.push({ podId, ...body, ...(options.idempotencyKey ? { key: options.idempotencyKey } : {}) });
+    return {
+      id: `msg_${this.posts.length}`,
+      createdAt: new Date(this.time.now).toISOString(),
+      replayed: false,
+    };
+  }
+}
