@@ -1,0 +1,124 @@
+/**
+ * Markdown → HTML for the docs site, with `marked` and build-time syntax highlighting (highlight.js).
+ *
+ * What it adds on top of plain marked: stable heading ids (GitHub-style slugs, so `CAP.md#events` keeps
+ * working), links between `.md` sources rewritten to the built `.html` pages (relative, so the site works
+ * under any prefix, e.g. the kernel's `/docs/`), `<!-- include: path -->` to embed a real, CI-tested file
+ * as a code block, and a list of the page's headings for the table of contents.
+ *
+ * Must never: fetch anything, or leave a link pointing at a `.md` file that was not built.
+ */
+import { readFileSync } from "node:fs";
+import { dirname, extname, relative, resolve } from "node:path";
+import hljs from "highlight.js";
+import { Marked } from "marked";
+
+/** GitHub-style heading slug: lower case, punctuation dropped, spaces → dashes. */
+export function slugify(text) {
+  return text
+    .toLowerCase()
+    .replace(/<[^>]+>/g, "")
+    .replace(/&[a-z]+;|&#\d+;/g, "")
+    .replace(/[^\p{L}\p{N}\s_-]/gu, "")
+    .trim()
+    .replace(/\s/g, "-");
+}
+
+const LANG_BY_EXT = { ".ts": "typescript", ".mjs": "javascript", ".js": "javascript", ".py": "python" };
+Object.assign(LANG_BY_EXT, { ".sh": "bash", ".yaml": "yaml", ".yml": "yaml", ".json": "json" });
+
+/** Replaces `<!-- include: relative/path -->` lines with a fenced block of that file (path from the .md file). */
+export function expandIncludes(source, fromFile) {
+  return source.replace(/^<!--\s*include:\s*(\S+)\s*-->\s*$/gm, (_m, rel) => {
+    const path = resolve(dirname(fromFile), rel);
+    let text;
+    try {
+      text = readFileSync(path, "utf8");
+    } catch {
+      throw new Error(`${fromFile}: include of ${rel} failed: ${path} does not exist`);
+    }
+    const lang = LANG_BY_EXT[extname(path)] ?? "";
+    const fence = text.includes("```") ? "````" : "```";
+    return `${fence}${lang}\n${text.replace(/\n$/, "")}\n${fence}`;
+  });
+}
+
+/** Splits `---\nyaml\n---` front matter off (returned raw; the caller parses it if it needs to). */
+export function splitFrontMatter(source) {
+  const m = /^---\n([\s\S]*?)\n---\n?/.exec(source);
+  if (!m) return { frontMatter: null, body: source };
+  return { frontMatter: m[1], body: source.slice(m[0].length) };
+}
+
+function escapeHtml(s) {
+  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+}
+
+/**
+ * Renders one markdown document.
+ * @param {string} source markdown text
+ * @param {{file: string, mdToHref: (absMdPath: string) => string | null, fromHref: string}} ctx
+ *   `file` is the source's absolute path; `mdToHref` maps a source .md to its site-relative .html (or null
+ *   when that file is not part of the site); `fromHref` is this page's site-relative path.
+ * @returns {{html: string, title: string | null, headings: {depth: number, text: string, id: string}[]}}
+ */
+export function renderMarkdown(source, ctx) {
+  const headings = [];
+  const seen = new Map();
+  const marked = new Marked({ gfm: true });
+  marked.use({
+    renderer: {
+      heading({ tokens, depth, text }) {
+        const inner = this.parser.parseInline(tokens);
+        let id = slugify(text);
+        const n = seen.get(id) ?? 0;
+        seen.set(id, n + 1);
+        if (n > 0) id = `${id}-${n}`;
+        headings.push({ depth, text: inner.replace(/<[^>]+>/g, ""), id });
+        return `<h${depth} id="${id}"><a class="anchor" href="#${id}" aria-hidden="true">#</a>${inner}</h${depth}>\n`;
+      },
+      code({ text, lang }) {
+        const language = (lang ?? "").split(/\s/)[0];
+        const known = language && hljs.getLanguage(language);
+        const body = known ? hljs.highlight(text, { language }).value : escapeHtml(text);
+        const cls = known ? ` class="hljs language-${language}"` : ' class="hljs"';
+        return `<pre><code${cls}>${body}</code></pre>\n`;
+      },
+      link({ href, title, tokens }) {
+        const inner = this.parser.parseInline(tokens);
+        const target = rewriteHref(href, ctx);
+        const t = title ? ` title="${escapeHtml(title)}"` : "";
+        const ext = /^[a-z]+:/i.test(target) ? ' rel="noopener"' : "";
+        return `<a href="${escapeHtml(target)}"${t}${ext}>${inner}</a>`;
+      },
+    },
+  });
+  const html = marked.parse(expandIncludes(source, ctx.file), { async: false });
+  const h1 = headings.find((h) => h.depth === 1);
+  return { html, title: h1 ? h1.text : null, headings };
+}
+
+/**
+ * Maps a link written in a .md file to the built site: another built .md → its .html (fragment kept);
+ * a repository file that is not a page → left as-is only if absolute (http…); otherwise a relative link
+ * to a source file outside the site is turned into plain text by the caller's link check (we throw).
+ */
+export function rewriteHref(href, ctx) {
+  if (/^([a-z]+:|#)/i.test(href)) return href;
+  const [path, fragment] = href.split("#");
+  const abs = resolve(dirname(ctx.file), path);
+  if (path.endsWith(".md")) {
+    const page = ctx.mdToHref(abs);
+    if (!page) throw new Error(`${ctx.file}: link to ${href}, which is not a page of the site`);
+    const rel = relativeHref(ctx.fromHref, page);
+    return fragment ? `${rel}#${fragment}` : rel;
+  }
+  // Links to site pages written directly as .html (e.g. api/cap.html) are left alone.
+  return href;
+}
+
+/** The relative href from one site page to another (both site-relative, "/"-separated). */
+export function relativeHref(fromHref, toHref) {
+  const rel = relative(dirname(`/${fromHref}`), `/${toHref}`);
+  return rel === "" ? toHref.split("/").pop() : rel;
+}

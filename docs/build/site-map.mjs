@@ -1,0 +1,81 @@
+/**
+ * The site's pages and navigation, in one place. `src` pages are markdown files under docs/ (some written
+ * by other roles: CAP.md by the spec lead, conformance.md by the conformance engineer, local-cli-driver.md by
+ * the CLI engineer); `gen` pages are generated from data (OpenAPI, requirements, error registry, benchmarks).
+ * Any other top-level docs/*.md is published too, under "More", so nobody's page silently disappears.
+ *
+ * `optional: true` sources may not exist yet; the page then says so instead of breaking the build.
+ */
+export const NAV = [
+  {
+    section: "Start",
+    items: [{ src: "index.md", href: "index.html", title: "Overview" }],
+  },
+  {
+    section: "Protocol",
+    items: [
+      { src: "CAP.md", href: "cap.html", title: "CAP v1 specification", optional: true },
+      { gen: "requirements", href: "requirements.html", title: "Requirements and checks" },
+      { gen: "errors", href: "errors.html", title: "Error codes" },
+    ],
+  },
+  {
+    section: "Quickstarts",
+    items: [
+      {
+        src: "quickstart/driver-typescript.md",
+        href: "quickstart/driver-typescript.html",
+        title: "Driver in TypeScript",
+      },
+      {
+        src: "quickstart/driver-http.md",
+        href: "quickstart/driver-http.html",
+        title: "Driver in any language",
+      },
+      { src: "quickstart/kernel.md", href: "quickstart/kernel.html", title: "Test your kernel" },
+      { src: "quickstart/cli.md", href: "quickstart/cli.html", title: "Your CLI in a pod" },
+    ],
+  },
+  {
+    section: "API reference",
+    items: [
+      { gen: "openapi", api: "cap", href: "api/cap.html", title: "CAP v1 API" },
+      { gen: "openapi", api: "admin", href: "api/admin.html", title: "Kernel admin API" },
+    ],
+  },
+  {
+    section: "Tools",
+    items: [
+      { src: "console.md", href: "console.html", title: "Dev console" },
+      { src: "conformance.md", href: "conformance.html", title: "Conformance suite", optional: true },
+      {
+        src: "local-cli-driver.md",
+        href: "local-cli-driver.html",
+        title: "Local CLI driver",
+        optional: true,
+      },
+      { src: "benchmarks.md", gen: "benchmarks", href: "benchmarks.html", title: "Benchmarks" },
+    ],
+  },
+];
+
+/** Top-level docs/*.md that are not pages of their own. */
+export const NOT_PAGES = new Set(["README.md"]);
+
+/** The OpenAPI documents the reference pages render, relative to the repository root. */
+export const APIS = {
+  cap: {
+    file: "spec/generated/cap-v1.openapi.yaml",
+    title: "CAP v1 API reference",
+    intro:
+      "The six CAP routes and the optional conveniences, as generated from the TypeSpec. " +
+      "This is what every conforming kernel serves and every driver calls.",
+  },
+  admin: {
+    file: "spec/generated/kernel-admin.openapi.yaml",
+    title: "Kernel admin API reference",
+    intro:
+      "The reference kernel's own surface beyond CAP — users, pods, human messages, the registry, " +
+      "event injection, dead letters, queue views. Versioned separately from CAP; other kernels need not serve it.",
+  },
+};
