@@ -53,7 +53,10 @@ function splitKeeping(text: string, sep: string): string[] {
 
 const SEPARATORS = ["\n\n", "\n", " "];
 
-/** Greedy packing at the coarsest boundary that fits; concatenating the result gives `text` back. */
+/**
+ * Greedy packing at the coarsest boundary that fits; concatenating the result gives `text` back.
+ * A part may exceed the budget only by trailing separator whitespace, which splitReply trims.
+ */
 function pack(text: string, maxBytes: number, level: number): string[] {
   if (utf8Bytes(text) <= maxBytes) return [text];
   const sep = SEPARATORS[level];
@@ -63,13 +66,15 @@ function pack(text: string, maxBytes: number, level: number): string[] {
   let curBytes = 0;
   for (const piece of splitKeeping(text, sep)) {
     const b = utf8Bytes(piece);
-    if (curBytes + b <= maxBytes) {
+    // A trailing separator is cut off when the part ends there, so it does not count toward fitting.
+    const core = piece.endsWith(sep) ? b - utf8Bytes(sep) : b;
+    if (curBytes + core <= maxBytes) {
       cur += piece;
       curBytes += b;
       continue;
     }
     if (cur !== "") out.push(cur);
-    if (b <= maxBytes) {
+    if (core <= maxBytes) {
       cur = piece;
       curBytes = b;
     } else {

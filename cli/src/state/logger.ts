@@ -13,9 +13,10 @@ import { agentPaths } from "./home.js";
 
 export const REDACTED = "[redacted]";
 
+// Bearer first, so "Bearer cm_agent_…" becomes one "[redacted]" rather than "Bearer [redacted]".
 const SECRET_PATTERNS: readonly RegExp[] = [
-  /cm_(?:agent|user)_[A-Za-z0-9_-]+/g,
   /Bearer\s+[A-Za-z0-9._~+/=-]+/gi,
+  /cm_(?:agent|user)_[A-Za-z0-9_-]+/g,
 ];
 
 const SECRET_KEYS = /token|authorization|secret|password|api[-_]?key|cookie/i;
