@@ -1,0 +1,93 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Fastify from "fastify";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { defaultConsoleDir, registerConsoleAndDocs, resolveStaticFile } from "../src/serve.js";
+
+const root = mkdtempSync(join(tmpdir(), "cap-console-serve-"));
+const docs = join(root, "site");
+mkdirSync(join(docs, "api"), { recursive: true });
+writeFileSync(join(docs, "index.html"), "<h1>docs</h1>");
+writeFileSync(join(docs, "api", "cap.openapi.json"), "{}");
+writeFileSync(join(root, "secret.txt"), "outside the site");
+
+const app = Fastify();
+app.setNotFoundHandler((_req, reply) =>
+  reply.code(404).send({ code: "route_not_found", message: "No such route." }),
+);
+
+beforeAll(async () => {
+  await registerConsoleAndDocs(app, { docsDir: docs });
+  await app.ready();
+});
+afterAll(() => app.close());
+
+describe("registerConsoleAndDocs", () => {
+  it("serves the console's index at /console/ with a same-origin content security policy", async () => {
+    const res = await app.inject("/console/");
+    expect(res.statusCode).toBe(200);
+    expect(res.headers["content-type"]).toBe("text/html; charset=utf-8");
+    expect(res.headers["content-security-policy"]).toContain("default-src 'self'");
+    expect(res.body).toContain("<title>");
+  });
+
+  it("redirects the bare prefixes to their slash form so relative links resolve", async () => {
+    const res = await app.inject("/docs?x=1");
+    expect(res.statusCode).toBe(301);
+    expect(res.headers.location).toBe("/docs/?x=1");
+    expect((await app.inject("/console")).headers.location).toBe("/console/");
+  });
+
+  it("serves nested files with their content type and answers HEAD", async () => {
+    const res = await app.inject("/docs/api/cap.openapi.json");
+    expect(res.statusCode).toBe(200);
+    expect(res.headers["content-type"]).toBe("application/json; charset=utf-8");
+    const head = await app.inject({ method: "HEAD", url: "/docs/index.html" });
+    expect(head.statusCode).toBe(200);
+    expect(head.body).toBe("");
+  });
+
+  it.each([
+    "/docs/../secret.txt",
+    "/docs/%2e%2e/secret.txt",
+    "/docs/..%2fsecret.txt",
+    "/docs/missing.html",
+    "/console/../../package.json",
+  ])("hands %s to the app's not-found handler", async (url) => {
+    const res = await app.inject(url);
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toEqual({ code: "route_not_found", message: "No such route." });
+  });
+
+  it("refuses a path that is not valid percent-encoding", async () => {
+    expect((await app.inject("/docs/%E0%A4%A")).statusCode).toBe(400);
+  });
+
+  it("explains how to build the docs when the site folder does not exist", async () => {
+    const bare = Fastify();
+    await registerConsoleAndDocs(bare, { docsDir: join(root, "nowhere"), consoleDir: false });
+    const res = await bare.inject("/docs/");
+    expect(res.statusCode).toBe(404);
+    expect(res.body).toContain("pnpm --filter @commonly/cap-docs build");
+    expect((await bare.inject("/console/")).statusCode).toBe(404);
+    await bare.close();
+  });
+});
+
+describe("resolveStaticFile", () => {
+  it.each([
+    ["", join(docs, "index.html")],
+    ["api/cap.openapi.json", join(docs, "api", "cap.openapi.json")],
+    ["api/", null],
+    ["../secret.txt", null],
+    ["/../../secret.txt", null],
+    ["a\0b", null],
+  ])("maps %j to %j", (path, want) => {
+    expect(resolveStaticFile(docs, path)).toBe(want);
+  });
+
+  it("finds the console's own index.html", () => {
+    expect(resolveStaticFile(defaultConsoleDir, "")).toBe(join(defaultConsoleDir, "index.html"));
+  });
+});

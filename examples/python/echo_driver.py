@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""A CAP v1 echo driver in Python 3, standard library only.
+
+Long-polls its events, answers every human message and mention with "echo: <content>" in the same pod,
+keeps a count of echoes in its memory (section long_term), acks every event, and skips types it does not
+handle. Run:  CAP_URL=http://127.0.0.1:7070 CAP_TOKEN=cm_agent_... python3 echo_driver.py
+"""
+import json
+import os
+import signal
+import sys
+import urllib.error
+import urllib.request
+
+BASE = os.environ.get("CAP_URL", "http://127.0.0.1:7070").rstrip("/") + "/api/agents/runtime"
+TOKEN = os.environ["CAP_TOKEN"]
+running = True
+
+
+def call(method, path, body=None, headers=None, timeout=10):
+    """One CAP request; returns the parsed JSON answer, raises urllib.error.HTTPError on non-2xx."""
+    req = urllib.request.Request(BASE + path, method=method, data=None if body is None else json.dumps(body).encode())
+    req.add_header("Authorization", f"Bearer {TOKEN}")
+    req.add_header("User-Agent", "cap-example-python/1.0")
+    if body is not None:
+        req.add_header("Content-Type", "application/json")
+    for name, value in (headers or {}).items():
+        req.add_header(name, value)
+    with urllib.request.urlopen(req, timeout=timeout) as res:
+        return json.load(res)
+
+
+def remember_echo(content):
+    """Counts echoes in memory: read the envelope, write long_term (a PUT merges per section key)."""
+    memory = call("GET", "/memory")
+    previous = memory.get("sections", {}).get("long_term", {}).get("content", "")
+    count = int(previous.split(" ")[1]) + 1 if previous.startswith("echoes: ") else 1
+    note = f"echoes: {count} (last: {content[:60]})"
+    call("PUT", "/memory", {"sections": {"long_term": {"content": note}}, "sourceRuntime": "example-python"})
+
+
+def handle(event):
+    """Returns the ack result for one event."""
+    if event["type"] not in ("message.posted", "mention.received"):
+        return {"outcome": "skipped", "reason": f"echo does not handle {event['type']}"}
+    payload = event["payload"]
+    reply = {"content": f"echo: {payload['content']}", "replyToMessageId": payload["messageId"]}
+    # The key makes a redelivered event's post a no-op on kernels that advertise `idempotency-key`.
+    posted = call("POST", f"/pods/{event['podId']}/messages", reply, {"Idempotency-Key": f"echo-{event['id']}"})
+    remember_echo(payload["content"])
+    return {"outcome": "posted", "messageId": posted["id"]}
+
+
+def main():
+    signal.signal(signal.SIGTERM, lambda *_: globals().update(running=False))
+    handled = {}  # event id -> ack result: a redelivery is re-acked without a second post (CAP-DRV-1)
+    while running:
+        try:
+            events = call("GET", "/events?limit=10&waitSeconds=5", timeout=15)["events"]
+        except urllib.error.HTTPError as err:
+            if err.code in (401, 403):
+                sys.exit(f"echo: the kernel refused the token ({err.code}); re-issue it")
+            raise
+        for event in events:
+            try:
+                result = handled.get(event["id"]) or handle(event)
+            except (urllib.error.URLError, KeyError) as err:
+                print(f"{event['id']}: not handled ({err}); the kernel redelivers it after its lease", flush=True)
+                break  # no ack: stop this batch, poll again
+            handled[event["id"]] = result
+            if len(handled) > 1000:
+                handled.pop(next(iter(handled)))
+            call("POST", f"/events/{event['id']}/ack", {"result": result})
+            print(f"{event['type']} {event['id']} attempt {event['attempts']}: {result['outcome']}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
