@@ -1,0 +1,35 @@
+/**
+ * Kernel settings with their defaults. `leaseSeconds` may be fractional for tests (a 300 ms lease);
+ * /info reports it rounded up to a whole second, the smallest value the CAP schema allows.
+ */
+export interface KernelConfig {
+  leaseSeconds: number;
+  maxAttempts: number;
+  /** Upper bound of `limit` on GET /events (CAP: 50). */
+  maxLimit: number;
+  maxWaitSeconds: number;
+  maxMessageBytes: number;
+  bodyLimitBytes: number;
+  idempotencyTtlMs: number;
+  /** A waiting long-poll re-checks the store at least this often (other replicas, missed wake-ups). */
+  longPollBackstopMs: number;
+}
+
+export const DEFAULT_CONFIG: KernelConfig = {
+  leaseSeconds: 30,
+  maxAttempts: 5,
+  maxLimit: 50,
+  maxWaitSeconds: 25,
+  maxMessageBytes: 65536,
+  bodyLimitBytes: 1024 * 1024,
+  idempotencyTtlMs: 24 * 60 * 60 * 1000,
+  longPollBackstopMs: 250,
+};
+
+export function resolveConfig(partial: Partial<KernelConfig> = {}): KernelConfig {
+  const c = { ...DEFAULT_CONFIG, ...partial };
+  if (!(c.leaseSeconds > 0)) throw new Error("leaseSeconds must be > 0");
+  if (!Number.isInteger(c.maxAttempts) || c.maxAttempts < 1)
+    throw new Error("maxAttempts must be an integer ≥ 1");
+  return c;
+}

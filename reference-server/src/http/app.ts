@@ -1,0 +1,91 @@
+/**
+ * buildApp({store, config}): the kernel as a Fastify app — CAP under /api/agents/runtime, the admin
+ * surface under /api, ops routes — with one error shape, JSON-only bodies, metrics and redacted logs.
+ * close() is graceful: long-polls are released with [] first, in-flight requests finish, new ones get 503.
+ * Routes stay thin; every rule lives in the services (src/services), every query in the store.
+ */
+import Fastify, { type FastifyInstance } from "fastify";
+import type { Logger } from "pino";
+import type { Clock } from "../clock.js";
+import type { KernelConfig } from "../config.js";
+import { fail } from "../errors/registry.js";
+import { createKernel, type Kernel } from "../kernel.js";
+import type { Store } from "../store/contract.js";
+import { installJsonOnly } from "./content-type.js";
+import { installErrorHandling } from "./errors.js";
+import { createLogger, type LoggerOptions } from "./logger.js";
+import { createMetrics } from "./metrics.js";
+import { adminRoutes } from "./routes/admin.js";
+import { CAP_BASE, capRoutes } from "./routes/cap.js";
+import { opsRoutes } from "./routes/ops.js";
+import "./types.js";
+import { Validators } from "./validation.js";
+
+export interface BuildAppOptions {
+  store: Store;
+  config?: Partial<KernelConfig>;
+  clock?: Clock;
+  /** false: no logs. Default: info-level JSON lines on stdout. */
+  logger?: false | LoggerOptions | Logger;
+}
+
+export type KernelApp = FastifyInstance & { kernel: Kernel };
+
+let validatorsCache: Validators | null = null;
+
+export async function buildApp(options: BuildAppOptions): Promise<KernelApp> {
+  const metrics = createMetrics();
+  const kernel = createKernel({
+    store: options.store,
+    ...(options.config ? { config: options.config } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
+    observer: metrics.observer,
+  });
+  validatorsCache ??= new Validators();
+  const validators = validatorsCache;
+  const logger =
+    options.logger === false
+      ? undefined
+      : options.logger && "info" in options.logger
+        ? options.logger
+        : createLogger(options.logger || {});
+  const app = Fastify({
+    ...(logger ? { loggerInstance: logger } : { logger: false }),
+    bodyLimit: kernel.config.bodyLimitBytes,
+    return503OnClosing: false,
+  }) as unknown as FastifyInstance;
+
+  let closing = false;
+  app.decorate("kernel", kernel);
+  app.decorateRequest("agent", null);
+  app.decorateRequest("user", null);
+  installJsonOnly(app);
+  installErrorHandling(app);
+  metrics.bindLive(
+    kernel.store,
+    () => kernel.hub.waiterCount(),
+    () => kernel.store.failExhausted({ now: kernel.clock.now(), maxAttempts: kernel.config.maxAttempts }),
+  );
+
+  app.addHook("onRequest", async () => {
+    if (closing) fail("unavailable", "The kernel is shutting down.");
+  });
+  app.addHook("onResponse", async (req, reply) => {
+    metrics.observeRequest(
+      req.method,
+      req.routeOptions.url ?? "unmatched",
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
+  });
+  app.addHook("preClose", async () => {
+    closing = true;
+    kernel.hub.close();
+  });
+
+  const deps = { kernel, validators };
+  await app.register(opsRoutes, { ...deps, metrics, isClosing: () => closing });
+  await app.register(capRoutes, { ...deps, prefix: CAP_BASE });
+  await app.register(adminRoutes, { ...deps, prefix: "/api" });
+  return app as KernelApp;
+}

@@ -1,0 +1,50 @@
+/**
+ * Turns anything thrown during a request into the one error shape `{code, message, details?}` with the
+ * registry's status (brief §2.8). Framework errors (media type, body size, JSON syntax) are mapped to
+ * their registry codes; anything unexpected is logged and answered 500 internal_error without a stack.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { type ErrorCode, errorEntry, KernelError } from "../errors/registry.js";
+
+const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: "unsupported_media_type",
+  FST_ERR_CTP_INVALID_TYPE: "unsupported_media_type",
+  FST_ERR_CTP_BODY_TOO_LARGE: "body_too_large",
+  FST_ERR_CTP_EMPTY_JSON_BODY: "malformed_json",
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: "malformed_json",
+  FST_ERR_CTP_INVALID_JSON_BODY: "malformed_json",
+  FST_ERR_NOT_FOUND: "route_not_found",
+};
+
+const BY_STATUS: Record<number, ErrorCode> = {
+  400: "validation_failed",
+  404: "route_not_found",
+  413: "body_too_large",
+  415: "unsupported_media_type",
+};
+
+export function sendError(reply: FastifyReply, code: ErrorCode, message?: string, details?: unknown) {
+  const entry = errorEntry(code);
+  return reply
+    .code(entry.status)
+    .type("application/json; charset=utf-8")
+    .send({ code, message: message ?? entry.message, ...(details !== undefined ? { details } : {}) });
+}
+
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setNotFoundHandler((_req, reply) => sendError(reply, "route_not_found"));
+  app.setErrorHandler((err: FastifyError | KernelError, req: FastifyRequest, reply: FastifyReply) => {
+    if (err instanceof KernelError) {
+      if (err.code === "unavailable") reply.header("Retry-After", "1");
+      for (const [k, v] of Object.entries(err.headers ?? {})) reply.header(k, v);
+      return sendError(reply, err.code, err.message, err.details);
+    }
+    const mapped = FASTIFY_CODES[(err as FastifyError).code ?? ""];
+    if (mapped) return sendError(reply, mapped);
+    const status = (err as FastifyError).statusCode ?? 500;
+    const byStatus = BY_STATUS[status];
+    if (status < 500 && byStatus) return sendError(reply, byStatus);
+    req.log.error({ err }, "unhandled error");
+    return sendError(reply, "internal_error");
+  });
+}

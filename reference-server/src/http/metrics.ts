@@ -1,0 +1,83 @@
+/**
+ * Prometheus metrics on a registry of this app's own: HTTP requests by method, route template and status,
+ * with a latency histogram; queue depth by stored state and dead letters (read from the store at scrape
+ * time); lease expiries and events moved to failed (counted by the events service); waiting long-polls.
+ */
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import type { EventsObserver } from "../services/events.js";
+import type { Store } from "../store/contract.js";
+
+export function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: "cap_kernel_" });
+  const labelNames = ["method", "route", "status"] as const;
+  const requests = new Counter({
+    name: "cap_http_requests_total",
+    help: "HTTP requests",
+    labelNames,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: "cap_http_request_duration_seconds",
+    help: "HTTP request latency",
+    labelNames,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
+  const leaseExpiries = new Counter({
+    name: "cap_lease_expiries_total",
+    help: "Leases that ended without an ack (observed at claim: redelivered or retired)",
+    registers: [registry],
+  });
+  const deadLettered = new Counter({
+    name: "cap_events_dead_lettered_total",
+    help: "Events moved to failed after maxAttempts deliveries",
+    registers: [registry],
+  });
+  const observer: EventsObserver = {
+    leaseExpired: (n) => leaseExpiries.inc(n),
+    deadLettered: (n) => deadLettered.inc(n),
+  };
+
+  return {
+    registry,
+    observer,
+    observeRequest(method: string, route: string, status: number, seconds: number) {
+      const labels = { method, route, status: String(status) };
+      requests.inc(labels);
+      duration.observe(labels, seconds);
+    },
+    /** Gauges that read live state; call once the store and the wake hub exist. */
+    bindLive(store: Store, waiters: () => number, beforeScrape: () => Promise<unknown>) {
+      new Gauge({
+        name: "cap_queue_events",
+        help: "Events by stored state (leased includes leases that have ended but were not yet re-claimed)",
+        labelNames: ["state"],
+        registers: [registry],
+        async collect() {
+          await beforeScrape();
+          const stats = await store.queueStats();
+          for (const [state, n] of Object.entries(stats)) this.set({ state }, n);
+        },
+      });
+      new Gauge({
+        name: "cap_dead_letters",
+        help: "Events in the failed state (dead letters), re-queueable by an operator",
+        registers: [registry],
+        async collect() {
+          this.set((await store.queueStats()).failed);
+        },
+      });
+      new Gauge({
+        name: "cap_long_polls_waiting",
+        help: "Long-polls currently held open",
+        registers: [registry],
+        collect() {
+          this.set(waiters());
+        },
+      });
+    },
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

@@ -1,0 +1,113 @@
+/**
+ * Admin routes for the registry: publish, list, install, runtime tokens (issue once / list / revoke),
+ * uninstall.
+ */
+import type { FastifyInstance } from "fastify";
+import { iso } from "../../clock.js";
+import { type InstallInput, wireInstallation, wireRuntimeToken } from "../../services/registry.js";
+import { checks } from "../request-checks.js";
+import type { RouteDeps } from "../types.js";
+
+const wireRegistry = (a: {
+  name: string;
+  manifest: unknown;
+  publishedBy: string;
+  createdAt: number;
+  updatedAt: number;
+}) => ({
+  name: a.name,
+  manifest: a.manifest,
+  publishedBy: a.publishedBy,
+  createdAt: iso(a.createdAt),
+  updatedAt: iso(a.updatedAt),
+});
+
+export async function adminRegistryRoutes(app: FastifyInstance, { kernel, validators }: RouteDeps) {
+  const TOKENS = "/registry/pods/:podId/agents/:agentName/runtime-tokens";
+
+  app.post(
+    "/registry/publish",
+    { preValidation: checks({ body: validators.adminModel("PublishRequest") }) },
+    async (req) => wireRegistry(await kernel.registry.publish(req.user!, req.body as { name: string })),
+  );
+
+  app.get("/registry/agents", async () => ({ agents: (await kernel.registry.list()).map(wireRegistry) }));
+
+  app.post(
+    "/registry/install",
+    { preValidation: checks({ body: validators.adminModel("InstallRequest") }) },
+    async (req, reply) =>
+      reply
+        .code(201)
+        .send(wireInstallation(await kernel.registry.install(req.user!, req.body as InstallInput))),
+  );
+
+  app.post(
+    TOKENS,
+    {
+      preValidation: checks({ body: validators.adminModel("IssueRuntimeTokenRequest"), optionalBody: true }),
+    },
+    async (req, reply) => {
+      const { podId, agentName } = req.params as { podId: string; agentName: string };
+      const { token, record, installation } = await kernel.registry.issueToken(
+        req.user!,
+        podId,
+        agentName,
+        req.body as { instanceId?: string; label?: string },
+      );
+      return reply.code(201).send({
+        id: record.id,
+        token,
+        label: record.label,
+        agentName: installation.agentName,
+        instanceId: installation.instanceId,
+        podId,
+        installationId: installation.id,
+        issuedBy: record.issuedBy,
+        createdAt: iso(record.createdAt),
+      });
+    },
+  );
+
+  app.get(
+    TOKENS,
+    {
+      preValidation: checks({
+        query: validators.query(
+          "admin",
+          "get",
+          "/api/registry/pods/{podId}/agents/{agentName}/runtime-tokens",
+        ),
+      }),
+    },
+    async (req) => {
+      const { podId, agentName } = req.params as { podId: string; agentName: string };
+      const { instanceId } = req.query as { instanceId?: string };
+      return {
+        tokens: (await kernel.registry.listTokens(req.user!, podId, agentName, instanceId)).map(
+          wireRuntimeToken,
+        ),
+      };
+    },
+  );
+
+  app.delete(`${TOKENS}/:tokenId`, async (req) => {
+    const { podId, agentName, tokenId } = req.params as { podId: string; agentName: string; tokenId: string };
+    await kernel.registry.revokeToken(req.user!, podId, agentName, tokenId);
+    return { ok: true };
+  });
+
+  app.delete(
+    "/registry/pods/:podId/agents/:agentName",
+    {
+      preValidation: checks({
+        query: validators.query("admin", "delete", "/api/registry/pods/{podId}/agents/{agentName}"),
+      }),
+    },
+    async (req) => {
+      const { podId, agentName } = req.params as { podId: string; agentName: string };
+      const { instanceId } = req.query as { instanceId?: string };
+      return { ok: true, ...(await kernel.registry.uninstall(req.user!, podId, agentName, instanceId)) };
+    },
+  );
+}

@@ -1,0 +1,31 @@
+/**
+ * The optional CAP conveniences that are not events, messages or memory: GET /info and POST /decisions.
+ */
+import type { FastifyInstance } from "fastify";
+import type { DecisionBody } from "../../services/decisions.js";
+import { checks } from "../request-checks.js";
+import type { RouteDeps } from "../types.js";
+
+export const FEATURES = ["long-poll", "renew", "decisions", "message-read", "idempotency-key"];
+
+export async function capExtraRoutes(app: FastifyInstance, { kernel, validators }: RouteDeps) {
+  const c = kernel.config;
+  const info = {
+    protocol: "cap",
+    version: "1",
+    leaseSeconds: Math.max(1, Math.ceil(c.leaseSeconds)),
+    maxAttempts: c.maxAttempts,
+    maxLimit: c.maxLimit,
+    maxWaitSeconds: c.maxWaitSeconds,
+    maxMessageBytes: c.maxMessageBytes,
+    features: FEATURES,
+  };
+  app.get("/info", async () => info);
+
+  app.post(
+    "/decisions",
+    { preValidation: checks({ body: validators.capModel("DecisionRequest") }) },
+    async (req, reply) =>
+      reply.code(201).send(await kernel.decisions.ask(req.agent!, req.body as DecisionBody)),
+  );
+}

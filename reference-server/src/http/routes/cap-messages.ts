@@ -1,0 +1,54 @@
+/**
+ * CAP message routes: POST /pods/{podId}/messages (with the optional Idempotency-Key header) and
+ * GET /pods/{podId}/messages (message-read with `self` / `isBot`).
+ */
+import type { FastifyInstance } from "fastify";
+import { fail } from "../../errors/registry.js";
+import type { PostMessageBody } from "../../services/messages.js";
+import { checks } from "../request-checks.js";
+import type { RouteDeps } from "../types.js";
+
+const BASE = "/api/agents/runtime";
+const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
+
+export async function capMessageRoutes(app: FastifyInstance, { kernel, validators }: RouteDeps) {
+  app.post(
+    "/pods/:podId/messages",
+    { preValidation: checks({ body: validators.capModel("PostMessageRequest") }) },
+    async (req, reply) => {
+      const { podId } = req.params as { podId: string };
+      const raw = req.headers["idempotency-key"];
+      const key = Array.isArray(raw) ? raw[0] : raw;
+      if (key !== undefined && !IDEMPOTENCY_KEY.test(key))
+        fail("validation_failed", undefined, {
+          errors: [
+            { path: "/Idempotency-Key", in: "headers", message: "must be 1–255 printable ASCII characters" },
+          ],
+        });
+      const r = await kernel.messages.postAsAgent(
+        req.agent!,
+        podId,
+        req.body as PostMessageBody,
+        req.body,
+        key,
+      );
+      if (r.replayed) reply.header("Idempotent-Replayed", "true");
+      return reply.code(201).send(r.body);
+    },
+  );
+
+  app.get(
+    "/pods/:podId/messages",
+    { preValidation: checks({ query: validators.query("cap", "get", `${BASE}/pods/{podId}/messages`) }) },
+    async (req) => {
+      const { podId } = req.params as { podId: string };
+      const { limit, before } = req.query as { limit: number; before?: string };
+      await kernel.messages.requireInstalled(kernel.store, req.agent!.agentId, podId);
+      const messages = await kernel.messages.list(podId, limit, before, {
+        kind: "agent",
+        id: req.agent!.agentId,
+      });
+      return { messages };
+    },
+  );
+}

@@ -1,0 +1,23 @@
+/**
+ * POST /api/joins/redeem — unauthenticated: the one-time join code is the credential. Answers the new
+ * installation and its runtime token, once.
+ */
+import type { FastifyInstance } from "fastify";
+import { wireInstallation } from "../../services/registry.js";
+import { checks } from "../request-checks.js";
+import type { RouteDeps } from "../types.js";
+
+export async function joinRoutes(app: FastifyInstance, { kernel, validators }: RouteDeps) {
+  app.post(
+    "/joins/redeem",
+    { preValidation: checks({ body: validators.adminModel("RedeemJoinCodeRequest") }) },
+    async (req, reply) => {
+      const r = await kernel.joins.redeem(
+        req.body as { code: string; agentName?: string; instanceId?: string },
+      );
+      return reply
+        .code(201)
+        .send({ token: r.token, tokenId: r.tokenId, installation: wireInstallation(r.installation) });
+    },
+  );
+}

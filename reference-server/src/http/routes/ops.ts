@@ -1,0 +1,28 @@
+/**
+ * Operations routes, unauthenticated: /healthz (the process is up), /readyz (the store answers a query;
+ * 503 unavailable otherwise, and while shutting down), /metrics (Prometheus text format).
+ */
+import type { FastifyInstance } from "fastify";
+import { fail } from "../../errors/registry.js";
+import type { Metrics } from "../metrics.js";
+import type { RouteDeps } from "../types.js";
+
+export async function opsRoutes(
+  app: FastifyInstance,
+  deps: RouteDeps & { metrics: Metrics; isClosing: () => boolean },
+) {
+  app.get("/healthz", async () => ({ ok: true }));
+  app.get("/readyz", async () => {
+    if (deps.isClosing()) fail("unavailable", "The kernel is shutting down.");
+    try {
+      await deps.kernel.store.ping();
+    } catch {
+      fail("unavailable", "The store cannot be reached.");
+    }
+    return { ok: true, store: deps.kernel.store.kind };
+  });
+  app.get("/metrics", async (_req, reply) => {
+    reply.type(deps.metrics.registry.contentType);
+    return deps.metrics.registry.metrics();
+  });
+}

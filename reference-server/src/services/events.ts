@@ -1,0 +1,113 @@
+/**
+ * Events: poll (claim with leases, long-poll), ack, renew, and the event's wire shape. The lease rules
+ * themselves live in the store's claimEvents (one atomic step); this service decides timing and waiting.
+ * Must never deliver an event twice inside one lease, or answer a poll after its wait has ended.
+ */
+import { iso } from "../clock.js";
+import { fail } from "../errors/registry.js";
+import type { EventRecord } from "../store/contract.js";
+import type { AgentCaller, ServiceDeps } from "./deps.js";
+import type { WakeHub } from "./wake-hub.js";
+
+export interface EventsObserver {
+  leaseExpired(n: number): void;
+  deadLettered(n: number): void;
+}
+
+export const noopObserver: EventsObserver = { leaseExpired: () => {}, deadLettered: () => {} };
+
+/** The CAP Event: `id` plus `_id` (same value, non-normative alias read by deployed production drivers). */
+export function wireEvent(e: EventRecord) {
+  return {
+    id: e.id,
+    _id: e.id,
+    type: e.type,
+    podId: e.podId,
+    payload: e.payload,
+    attempts: e.attempts,
+    createdAt: iso(e.createdAt),
+    ...(e.leaseExpiresAt !== null ? { leaseExpiresAt: iso(e.leaseExpiresAt) } : {}),
+  };
+}
+
+export interface PollInput {
+  limit: number;
+  waitSeconds: number;
+  signal?: AbortSignal;
+}
+
+export function createEventsService(
+  deps: ServiceDeps,
+  hub: WakeHub,
+  observer: EventsObserver = noopObserver,
+) {
+  const { store, config, clock } = deps;
+  const leaseMs = Math.round(config.leaseSeconds * 1000);
+
+  async function claim(agentId: string, limit: number): Promise<EventRecord[]> {
+    const r = await store.claimEvents({
+      agentId,
+      limit,
+      leaseMs,
+      maxAttempts: config.maxAttempts,
+      now: clock.now(),
+    });
+    if (r.expiredLeases) observer.leaseExpired(r.expiredLeases);
+    if (r.newlyFailed) observer.deadLettered(r.newlyFailed);
+    return r.events;
+  }
+
+  return {
+    leaseMs,
+
+    async poll(caller: AgentCaller, { limit, waitSeconds, signal }: PollInput): Promise<EventRecord[]> {
+      if (waitSeconds <= 0 || hub.isClosed) return claim(caller.agentId, limit);
+      const deadline = performance.now() + waitSeconds * 1000;
+      const waiter = hub.subscribe(caller.agentId);
+      try {
+        for (;;) {
+          waiter.reset();
+          const events = await claim(caller.agentId, limit);
+          const left = deadline - performance.now();
+          if (events.length > 0 || left <= 0) return events;
+          const now = clock.now();
+          const next = await store.nextLeaseExpiry({
+            agentId: caller.agentId,
+            now,
+            maxAttempts: config.maxAttempts,
+          });
+          const untilLease = next === null ? Number.POSITIVE_INFINITY : next - now;
+          const reason = await waiter.wait(Math.min(left, untilLease, config.longPollBackstopMs), signal);
+          if (reason === "closed" || reason === "aborted") return [];
+        }
+      } finally {
+        waiter.dispose();
+      }
+    },
+
+    async ack(caller: AgentCaller, eventId: string, result: unknown): Promise<void> {
+      const e = await store.ackEvent({
+        agentId: caller.agentId,
+        eventId,
+        now: clock.now(),
+        result: result ?? null,
+      });
+      if (!e) fail("event_not_found");
+    },
+
+    async renew(caller: AgentCaller, eventId: string, attempts: number): Promise<number> {
+      const r = await store.renewLease({
+        agentId: caller.agentId,
+        eventId,
+        attempts,
+        leaseMs,
+        now: clock.now(),
+      });
+      if (r.status === "not_found") fail("event_not_found");
+      if (r.status === "lease_lost") fail("lease_lost");
+      return r.leaseExpiresAt;
+    },
+  };
+}
+
+export type EventsService = ReturnType<typeof createEventsService>;

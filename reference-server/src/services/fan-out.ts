@@ -1,0 +1,57 @@
+/**
+ * Who a new message wakes (CAP-MSG-7..9), as a pure function. A mention is `@name` not preceded by a
+ * letter, digit or `_` and not followed by a letter, digit, `_` or `-` (case-insensitive). Rules:
+ * - an agent mentioned in the message gets `mention.received` (never also `message.posted`);
+ * - a human's message gives `message.posted` to every other installed agent that did not opt out, and to
+ *   the author of the message it replies to even if that agent opted out (a decision answer wakes its asker);
+ * - an agent's message wakes only the agents it mentions; an author never wakes itself.
+ */
+import type { InstallationRecord, MessageRecord, NewEvent } from "../store/contract.js";
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+export function mentions(content: string, agentName: string): boolean {
+  return new RegExp(`(?<![A-Za-z0-9_])@${escapeRegExp(agentName)}(?![A-Za-z0-9_-])`, "i").test(content);
+}
+
+/** The common payload of message.posted / mention.received. */
+export function messagePayload(m: MessageRecord): Record<string, unknown> {
+  return {
+    messageId: m.id,
+    podId: m.podId,
+    content: m.content,
+    author: { id: m.author.id, kind: m.author.kind, name: m.author.name },
+    ...(m.replyToMessageId !== null ? { replyToMessageId: m.replyToMessageId } : {}),
+    ...(m.metadata !== null ? { metadata: m.metadata } : {}),
+  };
+}
+
+export interface FanOutInput {
+  message: MessageRecord;
+  /** Active installations of the message's pod. */
+  installations: InstallationRecord[];
+  /** The agent identity that wrote the message replied to, if an agent wrote it. */
+  replyToAgentId: string | null;
+  newEventId: () => string;
+}
+
+export function fanOut({ message, installations, replyToAgentId, newEventId }: FanOutInput): NewEvent[] {
+  const out: NewEvent[] = [];
+  const byHuman = message.author.kind === "human";
+  const payload = messagePayload(message);
+  for (const inst of installations) {
+    if (message.author.kind === "agent" && inst.agentId === message.author.id) continue;
+    const base = {
+      id: newEventId(),
+      agentId: inst.agentId,
+      podId: message.podId,
+      createdAt: message.createdAt,
+    };
+    if (mentions(message.content, inst.agentName)) {
+      out.push({ ...base, type: "mention.received", payload: { ...payload, mention: inst.agentName } });
+    } else if (byHuman && (inst.messagePosted || inst.agentId === replyToAgentId)) {
+      out.push({ ...base, type: "message.posted", payload });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,156 @@
+/**
+ * Messages: agents and humans post into pods (message insert, fan-out events and the Idempotency-Key
+ * record in ONE transaction), and read a pod's recent messages. Check order follows CAP's precedence:
+ * pod access (403), size (413), reply target (400), idempotency (422).
+ * Must never let a body name its author, or commit a message without its events.
+ */
+import { iso } from "../clock.js";
+import { fail } from "../errors/registry.js";
+import { newId, sha256Hex } from "../secrets.js";
+import type { MessageAuthor, MessageRecord, StoreOps } from "../store/contract.js";
+import { canonicalJson } from "./canonical-json.js";
+import type { AgentCaller, ServiceDeps } from "./deps.js";
+import { fanOut } from "./fan-out.js";
+
+export interface PostMessageBody {
+  content: string;
+  replyToMessageId?: string;
+  metadata?: Record<string, unknown>;
+}
+
+export interface PostResult {
+  status: 201;
+  body: { id: string; createdAt: string };
+  replayed: boolean;
+}
+
+const utf8Bytes = (s: string) => Buffer.byteLength(s, "utf8");
+
+export function createMessagesService(deps: ServiceDeps) {
+  const { store, config, clock } = deps;
+
+  function checkContent(content: string) {
+    if (content.trim() === "")
+      fail("validation_failed", undefined, {
+        errors: [{ path: "/content", in: "body", message: "must not be blank" }],
+      });
+    if (utf8Bytes(content) > config.maxMessageBytes)
+      fail("content_too_large", undefined, { maxMessageBytes: config.maxMessageBytes });
+  }
+
+  /** Inserts the message and its fan-out events inside `tx`. */
+  async function insert(
+    tx: StoreOps,
+    podId: string,
+    author: MessageAuthor,
+    body: PostMessageBody,
+    id?: string,
+  ) {
+    let replyToAgentId: string | null = null;
+    if (body.replyToMessageId !== undefined) {
+      const target = await tx.getMessage(body.replyToMessageId);
+      if (!target || target.podId !== podId) fail("message_not_in_pod");
+      if (target.author.kind === "agent") replyToAgentId = target.author.id;
+    }
+    const message: MessageRecord = {
+      id: id ?? newId("msg"),
+      podId,
+      content: body.content,
+      author,
+      replyToMessageId: body.replyToMessageId ?? null,
+      metadata: body.metadata ?? null,
+      createdAt: clock.now(),
+    };
+    await tx.insertMessage(message);
+    const installations = await tx.listInstallations({ podId, activeOnly: true });
+    await tx.enqueueEvents(
+      fanOut({ message, installations, replyToAgentId, newEventId: () => newId("evt") }),
+    );
+    return message;
+  }
+
+  async function requireInstalled(tx: StoreOps, agentId: string, podId: string) {
+    if (!(await tx.findActiveInstallation(agentId, podId))) fail("not_installed");
+  }
+
+  return {
+    insert,
+    checkContent,
+    requireInstalled,
+
+    async postAsAgent(
+      caller: AgentCaller,
+      podId: string,
+      body: PostMessageBody,
+      rawBody: unknown,
+      idempotencyKey?: string,
+    ): Promise<PostResult> {
+      await requireInstalled(store, caller.agentId, podId);
+      checkContent(body.content);
+      const author: MessageAuthor = { kind: "agent", id: caller.agentId, name: caller.agentName };
+      return store.transaction(async (tx) => {
+        await requireInstalled(tx, caller.agentId, podId);
+        const now = clock.now();
+        const requestHash = sha256Hex(canonicalJson({ podId, body: rawBody }));
+        if (idempotencyKey !== undefined) {
+          const prior = await tx.getIdempotencyRecord(caller.agentId, idempotencyKey);
+          if (prior && prior.createdAt > now - config.idempotencyTtlMs) {
+            if (prior.requestHash !== requestHash) fail("idempotency_key_reused");
+            return { status: 201, body: prior.body as PostResult["body"], replayed: true };
+          }
+        }
+        const message = await insert(tx, podId, author, body);
+        const response = { id: message.id, createdAt: iso(message.createdAt) };
+        if (idempotencyKey !== undefined)
+          await tx.putIdempotencyRecord({
+            agentId: caller.agentId,
+            key: idempotencyKey,
+            requestHash,
+            podId,
+            status: 201,
+            body: response,
+            createdAt: now,
+          });
+        return { status: 201, body: response, replayed: false };
+      });
+    },
+
+    async postAsHuman(userId: string, userName: string, podId: string, body: PostMessageBody) {
+      checkContent(body.content);
+      const author: MessageAuthor = { kind: "human", id: userId, name: userName };
+      const message = await store.transaction((tx) => insert(tx, podId, author, body));
+      return { id: message.id, createdAt: iso(message.createdAt) };
+    },
+
+    /** Newest first; `before` must name a message of this pod (CAP-READ-3). */
+    async list(
+      podId: string,
+      limit: number,
+      before: string | undefined,
+      viewer: { kind: string; id: string },
+    ) {
+      if (before !== undefined) {
+        const anchor = await store.getMessage(before);
+        if (!anchor || anchor.podId !== podId) fail("message_not_in_pod");
+      }
+      const rows = await store.listMessages({ podId, limit, ...(before !== undefined ? { before } : {}) });
+      return rows.map((m) => wireMessage(m, viewer));
+    },
+  };
+}
+
+export function wireMessage(m: MessageRecord, viewer: { kind: string; id: string }) {
+  return {
+    id: m.id,
+    podId: m.podId,
+    content: m.content,
+    author: { id: m.author.id, kind: m.author.kind, name: m.author.name },
+    ...(m.replyToMessageId !== null ? { replyToMessageId: m.replyToMessageId } : {}),
+    ...(m.metadata !== null ? { metadata: m.metadata } : {}),
+    createdAt: iso(m.createdAt),
+    self: m.author.kind === viewer.kind && m.author.id === viewer.id,
+    isBot: m.author.kind === "agent",
+  };
+}
+
+export type MessagesService = ReturnType<typeof createMessagesService>;

@@ -1,0 +1,114 @@
+/**
+ * Tokens: authenticating runtime tokens (CAP) and user API tokens (admin surface), and issuing both.
+ * A token is accepted only if well-formed, known by its SHA-256, not revoked, its installation still
+ * active and its issuing human not deleted (CAP-AUTH-2, CAP-AUTH-8). Must never store or log a raw token.
+ */
+import { fail } from "../errors/registry.js";
+import { newId, newRuntimeToken, newUserToken, RUNTIME_TOKEN, sha256Hex, USER_TOKEN } from "../secrets.js";
+import type { InstallationRecord, RuntimeTokenRecord, StoreOps, UserTokenRecord } from "../store/contract.js";
+import type { AgentCaller, ServiceDeps, UserCaller } from "./deps.js";
+
+/** lastUsedAt is refreshed at most this often, so authentication stays a read on the hot path. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+/** The bearer value of an Authorization header; throws auth_required for a missing header or other scheme. */
+export function bearerValue(authorization: string | undefined, fallback?: string): string {
+  if (authorization === undefined || authorization === "") {
+    if (fallback !== undefined && fallback !== "") return fallback.trim();
+    fail("auth_required");
+  }
+  const space = authorization.indexOf(" ");
+  const scheme = space < 0 ? authorization : authorization.slice(0, space);
+  if (scheme.toLowerCase() !== "bearer") fail("auth_required");
+  return space < 0 ? "" : authorization.slice(space + 1).trim();
+}
+
+export interface IssuedRuntimeToken {
+  token: string;
+  record: RuntimeTokenRecord;
+}
+
+export function createTokensService({ store, clock }: ServiceDeps) {
+  return {
+    async authenticateAgent(authorization?: string, legacyHeader?: string): Promise<AgentCaller> {
+      const value = bearerValue(authorization, legacyHeader);
+      if (!RUNTIME_TOKEN.test(value)) fail("token_malformed");
+      const auth = await store.findRuntimeTokenByHash(sha256Hex(value));
+      if (!auth) fail("token_unknown");
+      const { token, identity, installation, issuer } = auth;
+      if (
+        token.revokedAt !== null ||
+        installation.status !== "active" ||
+        !issuer ||
+        issuer.deletedAt !== null
+      )
+        fail("token_revoked");
+      const now = clock.now();
+      if (token.lastUsedAt === null || now - token.lastUsedAt > TOUCH_INTERVAL_MS)
+        await store.touchRuntimeToken(token.id, now);
+      return {
+        kind: "agent",
+        agentId: identity.id,
+        agentName: identity.agentName,
+        instanceId: identity.instanceId,
+        tokenId: token.id,
+        installationId: installation.id,
+      };
+    },
+
+    async authenticateUser(authorization?: string): Promise<UserCaller> {
+      const value = bearerValue(authorization);
+      if (!USER_TOKEN.test(value)) fail("token_malformed");
+      const found = await store.findUserTokenByHash(sha256Hex(value));
+      if (!found) fail("token_unknown");
+      if (found.token.revokedAt !== null || found.user.deletedAt !== null) fail("token_revoked");
+      return {
+        kind: "human",
+        userId: found.user.id,
+        name: found.user.name,
+        isAdmin: found.user.isAdmin,
+        tokenId: found.token.id,
+      };
+    },
+
+    /** Issue a runtime token through an installation, on behalf of the human `issuedBy`. */
+    async issueRuntimeToken(
+      tx: StoreOps,
+      installation: InstallationRecord,
+      issuedBy: string,
+      label: string | null = null,
+    ): Promise<IssuedRuntimeToken> {
+      const token = newRuntimeToken();
+      const record: RuntimeTokenRecord = {
+        id: newId("rtk"),
+        hash: sha256Hex(token),
+        agentId: installation.agentId,
+        installationId: installation.id,
+        podId: installation.podId,
+        issuedBy,
+        label,
+        createdAt: clock.now(),
+        lastUsedAt: null,
+        revokedAt: null,
+      };
+      await tx.insertRuntimeToken(record);
+      return { token, record };
+    },
+
+    async issueUserToken(tx: StoreOps, userId: string, label: string | null = null) {
+      const token = newUserToken();
+      const record: UserTokenRecord = {
+        id: newId("utk"),
+        userId,
+        hash: sha256Hex(token),
+        label,
+        createdAt: clock.now(),
+        revokedAt: null,
+      };
+      await tx.insertUserToken(record);
+      return { token, record };
+    },
+  };
+}
+
+export type TokensService = ReturnType<typeof createTokensService>;
