@@ -1,0 +1,57 @@
+/**
+ * Starting servers under test in their own processes: the Fastify baseline and `cap-kernel serve` replicas
+ * (the built `dist/bin.js`, run by this Node directly so the PID is the server's own, for RSS readings).
+ * Must never start anything that listens beyond 127.0.0.1.
+ */
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { freePort, startChild, waitUntil } from "./children.mjs";
+import { createClient } from "./load.mjs";
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const kernelRoot = join(here, "..");
+export const kernelBin = join(kernelRoot, "dist", "bin.js");
+
+async function healthy(baseUrl, path) {
+  const c = createClient(baseUrl);
+  try {
+    const r = await c.request("GET", path, { timeoutMs: 1000 });
+    return r.status === 200;
+  } finally {
+    c.close();
+  }
+}
+
+/** The Fastify hello-world baseline on a free port. */
+export async function startBaseline() {
+  const port = await freePort();
+  const handle = startChild("fastify-baseline", process.execPath, [join(here, "baseline-server.mjs"), String(port)]);
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitUntil("the baseline server", () => handle.output().includes("ready"), { handle });
+  return { handle, baseUrl };
+}
+
+/** Why the kernel cannot be benchmarked yet, or null when `dist/bin.js` exists. */
+export function kernelMissing() {
+  return existsSync(kernelBin)
+    ? null
+    : `reference-server/dist/bin.js does not exist (no \`cap-kernel serve\` built yet; run the build first)`;
+}
+
+/**
+ * `cap-kernel serve --db DB` on a free port, ready when /healthz answers 200.
+ * `options`: leaseSeconds, maxAttempts, name (for error reports).
+ */
+export async function startKernel(db, { leaseSeconds, maxAttempts, name = "cap-kernel" } = {}) {
+  const missing = kernelMissing();
+  if (missing) throw new Error(missing);
+  const port = await freePort();
+  const args = [kernelBin, "serve", "--host", "127.0.0.1", "--port", String(port), "--db", db, "--log-level", "warn"];
+  if (leaseSeconds !== undefined) args.push("--lease-seconds", String(leaseSeconds));
+  if (maxAttempts !== undefined) args.push("--max-attempts", String(maxAttempts));
+  const handle = startChild(name, process.execPath, args, { cwd: kernelRoot });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitUntil(`${name} /healthz`, () => healthy(baseUrl, "/healthz"), { handle });
+  return { handle, baseUrl, port };
+}

@@ -1,0 +1,49 @@
+/**
+ * Throughput, drain: a queue pre-loaded with `sizes.drainEvents` (50,000) events for 8 agents; 8 drivers,
+ * one per agent, each long-polls `limit=50` and acks every event, sequentially on its own connection.
+ * Events acked/s and the kernel's HTTP requests/s (polls + acks) over the whole drain, from the first
+ * poll to the last ack. One kernel process (SQLite or PostgreSQL).
+ */
+import { cpuSeconds, rssMiB } from "../children.mjs";
+import { agentClient, drainDriver } from "../drivers.mjs";
+import { preload, provision } from "../fixture.mjs";
+import { startKernel } from "../kernel-process.mjs";
+import { round } from "../stats.mjs";
+
+export async function drain({ sizes, log, newDb }, store) {
+  const db = await newDb(store, "drain");
+  const fx = await provision(db, { agents: 8, prefix: "drain" });
+  const preloadSeconds = await preload(db, { podId: fx.podId, agents: fx.agents, count: sizes.drainEvents });
+  const kernel = await startKernel(db, { name: `cap-kernel (${store}, drain)` });
+  const agents = fx.agents.map((a) => agentClient(kernel.baseUrl, a.token));
+  let peakRss = rssMiB(kernel.handle.pid);
+  const sampler = setInterval(() => {
+    try {
+      peakRss = Math.max(peakRss, rssMiB(kernel.handle.pid));
+    } catch {}
+  }, 250);
+  try {
+    const perAgent = sizes.drainEvents / agents.length;
+    const cpu0 = cpuSeconds(kernel.handle.pid);
+    const started = performance.now();
+    const deadline = started + sizes.drainTimeoutMs;
+    const runs = await Promise.all(agents.map((a) => drainDriver(a, { expected: perAgent, deadline })));
+    const ended = Math.max(...runs.map((r) => r.lastAckAt));
+    const seconds = (ended - started) / 1000;
+    const cpu = (cpuSeconds(kernel.handle.pid) - cpu0) / seconds;
+    const acked = runs.reduce((n, r) => n + r.acked, 0);
+    const requests = agents.reduce((n, a) => n + a.requests, 0);
+    const complete = acked === sizes.drainEvents;
+    log(`drain ${store}: ${acked} events in ${round(seconds, 2)} s = ${Math.round(acked / seconds)} events/s, ${Math.round(requests / seconds)} req/s`);
+    const notes =
+      `${acked} of ${sizes.drainEvents} events acked in ${round(seconds, 2)} s` +
+      `${complete ? "" : ` (stopped at the ${sizes.drainTimeoutMs / 1000} s bound)`}; ` +
+      `${requests} requests; kernel used ${round(cpu * 100)} % of a core, peak RSS ${round(peakRss, 1)} MiB; ` +
+      `pre-load took ${round(preloadSeconds, 1)} s`;
+    return { eventsPerSecond: acked / seconds, requestsPerSecond: requests / seconds, notes, complete };
+  } finally {
+    clearInterval(sampler);
+    for (const a of agents) a.close();
+    await kernel.handle.stop();
+  }
+}
