@@ -13,6 +13,7 @@ import { randomUUID } from "node:crypto";
 import { buildPrompt, extractMemory } from "../memory-bridge.js";
 import { detectCommand, findExecutable } from "./detect.js";
 import { contextOptions, runProcess } from "./run-process.js";
+import { argText } from "./safe-arg.js";
 import type { Adapter } from "./types.js";
 
 export const PROMPT_PLACEHOLDER = "{prompt}";
@@ -42,7 +43,7 @@ export function createCmdAdapter({ command, args = [], versionFlag = false }: Cm
       const { stdout } = await runProcess({
         command,
         // split/join rather than replace(): `$&` and friends in a prompt must stay literal.
-        args: args.map((a) => a.split(PROMPT_PLACEHOLDER).join(full)),
+        args: args.map((a) => a.split(PROMPT_PLACEHOLDER).join(argText(full))),
         ...contextOptions(ctx),
         env: { ...ctx.env, COMMONLY_SESSION_ID: sessionId },
         ...(viaArgv ? {} : { input: full }),

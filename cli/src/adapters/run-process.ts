@@ -100,14 +100,26 @@ export function runProcess(opts: RunProcessOptions): Promise<RunProcessResult> {
   }
 
   return new Promise<RunProcessResult>((resolve, reject) => {
-    const child = spawnImpl(opts.command, [...opts.args], {
-      cwd: opts.cwd,
-      env: opts.env,
-      stdio: [opts.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
-      shell: false,
-      detached: process.platform !== "win32",
-      windowsHide: true,
-    });
+    let child: ReturnType<typeof nodeSpawn>;
+    try {
+      child = spawnImpl(opts.command, [...opts.args], {
+        cwd: opts.cwd,
+        env: opts.env,
+        stdio: [opts.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+        shell: false,
+        detached: process.platform !== "win32",
+        windowsHide: true,
+      });
+    } catch (err) {
+      // Invalid arguments (e.g. NUL in argv or env) throw synchronously instead of emitting "error".
+      reject(
+        new AdapterError(`${label} could not be started: ${(err as Error).message}`, {
+          kind: "runtime",
+          cause: err,
+        }),
+      );
+      return;
+    }
 
     const stdoutChunks: Buffer[] = [];
     let stdoutBytes = 0;
@@ -131,8 +143,12 @@ export function runProcess(opts: RunProcessOptions): Promise<RunProcessResult> {
       if (child.exitCode === null && child.signalCode === null) child.kill(sig);
     };
 
+    let exited = false;
+    let exitCode: number | null = null;
+    let exitSignal: NodeJS.Signals | null = null;
     const stop = (reason: "timeout" | "aborted"): void => {
-      if (stopReason !== null || settled) return;
+      // A child that already exited (its pipes still draining) finished on its own: no kill.
+      if (stopReason !== null || settled || exited) return;
       stopReason = reason;
       sendSignal("SIGTERM");
       killTimer = setTimeout(() => sendSignal("SIGKILL"), graceMs);
@@ -179,8 +195,6 @@ export function runProcess(opts: RunProcessOptions): Promise<RunProcessResult> {
       });
     });
 
-    let exitCode: number | null = null;
-    let exitSignal: NodeJS.Signals | null = null;
     const settle = (): void =>
       finish(() => {
         const stdout = Buffer.concat(stdoutChunks).toString("utf8");
@@ -225,6 +239,7 @@ export function runProcess(opts: RunProcessOptions): Promise<RunProcessResult> {
     // After a kill, do not wait for pipes a grandchild may still hold; after a normal exit, give
     // the pipes a bounded moment to drain, so a daemonized grandchild cannot pin the turn forever.
     child.on("exit", (code, sig) => {
+      exited = true;
       exitCode = code;
       exitSignal = sig;
       if (stopReason !== null) settle();

@@ -162,3 +162,10 @@ describe("claude adapter through _spawnImpl", () => {
     expect(calls.map((c) => c.args[4])).toEqual(["--resume", "--session-id"]);
   });
 });
+
+describe("claude adapter with a hostile prompt", () => {
+  it("delivers a prompt containing NUL minus the NUL instead of failing to spawn", async () => {
+    const r = await claudeAdapter.spawn("a\u0000b", h.ctx());
+    expect(r.text).toContain(": ab");
+  });
+});

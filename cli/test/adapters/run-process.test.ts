@@ -171,3 +171,13 @@ describe("runProcess", () => {
     expect(r).toMatchObject({ exitCode: 4, stdout: "partial" });
   });
 });
+
+describe("runProcess with arguments spawn refuses", () => {
+  it("turns a synchronous spawn failure into an AdapterError", async () => {
+    const err = await rejection(
+      runProcess({ command: process.execPath, args: ["a\u0000b"], cwd: dir, env: process.env }),
+    );
+    expect(err.kind).toBe("runtime");
+    expect(err.message).toContain("could not be started");
+  });
+});
