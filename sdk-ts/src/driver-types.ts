@@ -55,17 +55,23 @@ export interface HandlerContext {
   ): Promise<PostMessageResult>;
 }
 
-/** Handles one event. Throwing means "not handled": no ack, the batch stops, the retry circuit applies. */
-export type EventHandler<E = Event> = (
-  event: E,
-  context: HandlerContext,
-) => HandlerResult | Promise<HandlerResult>;
+/**
+ * Handles one event. Throwing means "not handled": no ack, the batch stops, the retry circuit applies.
+ * (Declared as a method so a handler of a documented type also fits where any event handler goes.)
+ */
+export type EventHandler<E = Event> = {
+  handle(event: E, context: HandlerContext): HandlerResult | Promise<HandlerResult>;
+}["handle"];
 
-/** Handlers by event type; documented types get typed payloads. */
-export type HandlerMap = { [T in keyof DocumentedPayloads]?: EventHandler<TypedEvent<T>> } & {
-  // biome-ignore lint/suspicious/noExplicitAny: an index signature must admit the typed handlers above.
-  [type: string]: EventHandler<any> | undefined;
-};
+/** Handlers by event type; documented types get typed payloads, other types plain `Event`s. */
+export interface HandlerMap {
+  "message.posted"?: EventHandler<TypedEvent<"message.posted">>;
+  "mention.received"?: EventHandler<TypedEvent<"mention.received">>;
+  "heartbeat.tick"?: EventHandler<TypedEvent<"heartbeat.tick">>;
+  "summary.ready"?: EventHandler<TypedEvent<"summary.ready">>;
+  "task.assigned"?: EventHandler<TypedEvent<"task.assigned">>;
+  [type: string]: EventHandler | undefined;
+}
 
 /** Where a non-fatal failure happened. */
 export type DriverStage = "handler" | "ack" | "renew" | "info" | "store";

@@ -60,5 +60,11 @@ export function fnv1a(text: string): number {
 
 /** A stable fraction in [0, 0.2) for `key`: the per-agent delay offset of ADR-005. */
 export function stableJitter(key: string): number {
-  return (fnv1a(key) / 2 ** 32) * 0.2;
+  // FNV-1a barely moves its high bits when only the last characters differ (agent-1, agent-2):
+  // finish with murmur3's fmix32 so similar names still spread evenly.
+  let h = fnv1a(key);
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  h = (h ^ (h >>> 16)) >>> 0;
+  return (h / 2 ** 32) * 0.2;
 }

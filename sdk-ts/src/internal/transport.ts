@@ -62,7 +62,12 @@ function httpError(operation: string, error: unknown, response: Response): CapHt
   });
 }
 
+function aborted(call: Call): CapSdkError {
+  return new CapSdkError("aborted", `${call.operation} aborted`, { cause: call.signal?.reason });
+}
+
 async function attempt(call: Call): Promise<Answer> {
+  if (call.signal?.aborted) throw aborted(call);
   const timeout = new AbortController();
   const timer = setTimeout(
     () => timeout.abort(new CapSdkError("timeout", `${call.operation} timed out after ${call.timeoutMs} ms`)),
@@ -75,8 +80,7 @@ async function attempt(call: Call): Promise<Answer> {
     return { data, response };
   } catch (err) {
     if (err instanceof CapHttpError || err instanceof CapSdkError) throw err;
-    if (call.signal?.aborted)
-      throw new CapSdkError("aborted", `${call.operation} aborted`, { cause: call.signal.reason });
+    if (call.signal?.aborted) throw aborted(call);
     if (timeout.signal.aborted) throw timeout.signal.reason as CapSdkError;
     if (err instanceof SyntaxError)
       throw new CapSdkError("invalid_response", `${call.operation} answered a body that is not JSON`, {
@@ -111,8 +115,7 @@ export async function execute(call: Call, env: CallEnv): Promise<Answer> {
         delay = Math.max(delay, retryAfter * 1000);
       }
       await env.sleep(delay, call.signal);
-      if (call.signal?.aborted)
-        throw new CapSdkError("aborted", `${call.operation} aborted`, { cause: call.signal.reason });
+      if (call.signal?.aborted) throw aborted(call);
     }
   }
 }

@@ -3,6 +3,7 @@ import { runDriver } from "../../src/driver.js";
 import type { DriverOptions, DriverSummary } from "../../src/driver-types.js";
 import { CapSdkError } from "../../src/errors.js";
 import { MemoryHandledStore } from "../../src/handled-store.js";
+import { stableJitter } from "../../src/internal/time.js";
 import { waitUntil } from "../helpers/deadline.js";
 import { FakeKernel, httpError } from "../helpers/fake-kernel.js";
 import { VirtualTime } from "../helpers/virtual-time.js";
@@ -46,12 +47,8 @@ function setup(overrides: Partial<DriverOptions> = {}) {
   };
 }
 
-// jitter for "agent-under-test" is stable; read it back through a circuit delay.
-const JITTER = (() => {
-  let h = 0x811c9dc5;
-  for (const c of "agent-under-test") h = Math.imul(h ^ c.charCodeAt(0), 0x01000193);
-  return ((h >>> 0) / 2 ** 32) * 0.2;
-})();
+// The stable per-agent offset every delay of this test agent carries.
+const JITTER = stableJitter("agent-under-test");
 const j = (ms: number) => Math.round(ms * (1 + JITTER));
 
 describe("runDriver", () => {
