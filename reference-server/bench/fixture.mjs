@@ -9,11 +9,9 @@
  */
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { kernelRoot } from "./kernel-process.mjs";
+import { kernelDist } from "./kernel-process.mjs";
 
-// Where the built kernel lives; overridable only so the harness can be tried against another build.
-const dist = process.env.CAP_BENCH_DIST ?? join(kernelRoot, "dist");
-const load = (rel) => import(pathToFileURL(join(dist, rel)).href);
+const load = (rel) => import(pathToFileURL(join(kernelDist, rel)).href);
 
 /** Opens the store named by a `--db` value (`sqlite:PATH` or `postgres://…`), migrating it. */
 export async function openStore(db) {

@@ -11,7 +11,9 @@ import { createClient } from "./load.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const kernelRoot = join(here, "..");
-export const kernelBin = join(kernelRoot, "dist", "bin.js");
+/** The built kernel; overridable (CAP_BENCH_DIST) only so the harness can be tried against another build. */
+export const kernelDist = process.env.CAP_BENCH_DIST ?? join(kernelRoot, "dist");
+export const kernelBin = join(kernelDist, "bin.js");
 
 async function healthy(baseUrl, path) {
   const c = createClient(baseUrl);
@@ -36,7 +38,7 @@ export async function startBaseline() {
 export function kernelMissing() {
   return existsSync(kernelBin)
     ? null
-    : `reference-server/dist/bin.js does not exist (no \`cap-kernel serve\` built yet; run the build first)`;
+    : `${kernelBin} does not exist (no \`cap-kernel serve\` built yet; run the build first)`;
 }
 
 /**
