@@ -37,9 +37,9 @@ describe("CapClient types", () => {
     void client.syncMemory({ sections: {}, mode: "merge" });
     // @ts-expect-error unknown memory section
     void client.putMemory({ sections: { diary: { content: "x" } } });
-    // @ts-expect-error a decision needs a decisionClass from the union
     void client.createDecision({
       podId: "p",
+      // @ts-expect-error a decision needs a decisionClass from the union
       decisionClass: "vibes",
       title: "t",
       question: "q",
