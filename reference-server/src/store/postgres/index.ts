@@ -29,6 +29,8 @@ export interface PostgresStoreOptions {
   onError?: (err: Error) => void;
   /** Milliseconds `ping()` waits before failing. Default 5000. */
   pingTimeoutMs?: number;
+  /** Milliseconds a query waits for a pool connection (or a new one to open) before failing. Default 10000. */
+  connectTimeoutMs?: number;
 }
 
 const INT8_OID = 20;
@@ -96,7 +98,11 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
         : Promise.reject(new Error("transaction already finished: use the store, not tx")),
   });
 
-  const pool = new pg.Pool({ ...config, max: options.poolSize ?? 10 });
+  const pool = new pg.Pool({
+    ...config,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+  });
   pool.on("error", (err) => options.onError?.(err));
   const listener = new NotificationListener({
     config,

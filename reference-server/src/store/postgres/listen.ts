@@ -2,7 +2,8 @@
  * The store's one dedicated LISTEN connection: receives "agent X may have ready events" from every
  * replica's NOTIFY and hands the agent id to the store's listeners. It reconnects on failure with capped
  * backoff; notifications sent while it is down are lost, which is acceptable because they are a latency
- * hint — long-polls keep their polling backstop.
+ * hint — long-polls keep their polling backstop. A periodic `SELECT 1` on the connection notices a peer
+ * that vanished without closing the socket (which would otherwise leave a deaf, "healthy" listener).
  *
  * Must never: throw into the process (an error on this connection only schedules a reconnect), or deliver
  * our own notifications (the store already woke local listeners after the commit; `origin` tells them apart).
@@ -20,12 +21,15 @@ export interface ListenerOptions {
   /** First reconnect delay; doubles up to maxBackoffMs. */
   minBackoffMs?: number;
   maxBackoffMs?: number;
+  /** How often the connection proves it is alive; it is replaced when a probe fails or takes longer. */
+  heartbeatMs?: number;
 }
 
 export class NotificationListener {
   private client: pg.Client | null = null;
   private closed = false;
   private timer: NodeJS.Timeout | null = null;
+  private heartbeat: NodeJS.Timeout | null = null;
   private backoff: number;
   private readonly minBackoff: number;
   private readonly maxBackoff: number;
@@ -44,7 +48,7 @@ export class NotificationListener {
 
   private async connect(): Promise<void> {
     if (this.closed) return;
-    const client = new pg.Client(this.opts.config);
+    const client = new pg.Client({ ...this.opts.config, keepAlive: true });
     let failed = false;
     const fail = (err: Error) => {
       if (failed) return;
@@ -52,6 +56,7 @@ export class NotificationListener {
       if (this.client === client) {
         this.client = null;
         this.backendPid = null;
+        this.stopHeartbeat();
       }
       client.removeAllListeners("notification");
       client.end().catch(() => undefined);
@@ -75,9 +80,34 @@ export class NotificationListener {
       this.client = client;
       this.backendPid = pid;
       this.backoff = this.minBackoff;
+      this.startHeartbeat(client, fail);
     } catch (err) {
       fail(err as Error);
     }
+  }
+
+  private startHeartbeat(client: pg.Client, fail: (err: Error) => void): void {
+    const every = this.opts.heartbeatMs ?? 10_000;
+    let inFlight = false;
+    this.heartbeat = setInterval(() => {
+      if (inFlight) {
+        fail(new Error("LISTEN connection did not answer its heartbeat"));
+        return;
+      }
+      inFlight = true;
+      client.query("SELECT 1").then(
+        () => {
+          inFlight = false;
+        },
+        (err: Error) => fail(err),
+      );
+    }, every);
+    this.heartbeat.unref();
+  }
+
+  private stopHeartbeat(): void {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = null;
   }
 
   private schedule(): void {
@@ -102,6 +132,7 @@ export class NotificationListener {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    this.stopHeartbeat();
     const client = this.client;
     this.client = null;
     this.backendPid = null;
