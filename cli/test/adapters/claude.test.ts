@@ -100,6 +100,12 @@ describe("claude adapter against the fake claude", () => {
     expect(err.kind).toBe(kind);
   });
 
+  it("recovers on the next turn after a crash (FAKE_CLI_MODE scripts successive calls)", async () => {
+    const ctx = h.ctx({}, { FAKE_CLI_MODE: "crash,reply" });
+    expect((await failure(claudeAdapter.spawn("hi", ctx))).kind).toBe("runtime");
+    expect((await claudeAdapter.spawn("hi", ctx)).text).toMatch(/^claude turn 1 of .*: hi$/);
+  });
+
   it("prepends memory as ADR-005's preamble and ignores stdin", async () => {
     await claudeAdapter.spawn(
       "lily (human): what do I like?",
