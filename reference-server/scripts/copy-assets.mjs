@@ -18,3 +18,8 @@ for (const dir of ["store/sqlite/migrations", "store/postgres/migrations"]) {
   mkdirSync(to, { recursive: true });
   for (const f of files) cpSync(join(from, f), join(to, f));
 }
+
+// The bin is run directly (`./dist/bin.js`) as well as through package-manager shims.
+import { chmodSync } from "node:fs";
+
+chmodSync(join(root, "dist", "bin.js"), 0o755);

@@ -88,6 +88,9 @@ export class Validators {
 
   /** Query-parameter validator (coercing strings, applying defaults) for one operation of a spec document. */
   query(surface: "cap" | "admin", method: string, path: string): ValidateFunction {
+    const id = `${surface}:${method}:${path}:query`;
+    const cached = this.queryAjv.getSchema(id);
+    if (cached) return cached;
     const doc = surface === "cap" ? this.capDoc : this.adminDoc;
     const op = ((doc?.paths as Obj | undefined)?.[path] as Obj | undefined)?.[method] as Obj | undefined;
     if (!op) throw new Error(`no ${surface} operation ${method.toUpperCase()} ${path}`);

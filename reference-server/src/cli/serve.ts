@@ -1,0 +1,51 @@
+/**
+ * `cap-kernel serve`: open the store, build the app, listen; on SIGTERM/SIGINT shut down gracefully
+ * (long-polls released with [], in-flight requests finished, store closed) and exit 0.
+ */
+import { buildApp } from "../http/app.js";
+import { openStore } from "../store/open.js";
+import { baseUrlFor, resolveServe, type ServeFlags } from "./settings.js";
+
+export async function startServer(flags: ServeFlags, extra?: { logger?: false }) {
+  const s = resolveServe(flags);
+  const store = await openStore(s.db);
+  const app = await buildApp({
+    store,
+    config: { leaseSeconds: s.leaseSeconds, maxAttempts: s.maxAttempts },
+    logger: extra?.logger === false ? false : { level: s.logLevel },
+  });
+  await app.listen({ port: s.port, host: s.host });
+  const address = app.server.address();
+  const port = typeof address === "object" && address ? address.port : s.port;
+  return { app, store, settings: s, url: baseUrlFor(s.host, port) };
+}
+
+/** Close app then store once, on the first of the given signals; resolves when done. */
+export function closeOnSignals(close: () => Promise<void>): Promise<void> {
+  return new Promise((resolve) => {
+    let closing = false;
+    const onSignal = (signal: string) => {
+      if (closing) return;
+      closing = true;
+      process.stderr.write(`cap-kernel: ${signal}, shutting down\n`);
+      const force = setTimeout(() => process.exit(1), 30_000);
+      force.unref();
+      close()
+        .catch((err) => process.stderr.write(`cap-kernel: error while closing: ${(err as Error).message}\n`))
+        .finally(() => resolve());
+    };
+    process.once("SIGTERM", () => onSignal("SIGTERM"));
+    process.once("SIGINT", () => onSignal("SIGINT"));
+  });
+}
+
+export async function serveCommand(flags: ServeFlags): Promise<void> {
+  const { app, store, url, settings } = await startServer(flags);
+  process.stderr.write(
+    `cap-kernel: listening on ${url} (store ${store.kind}, lease ${settings.leaseSeconds}s, maxAttempts ${settings.maxAttempts})\n`,
+  );
+  await closeOnSignals(async () => {
+    await app.close();
+    await store.close();
+  });
+}

@@ -1,0 +1,53 @@
+/**
+ * Settings for every CLI command: a flag wins over its CAP_* environment variable, which wins over the
+ * default. Numbers are validated here so a typo fails at start, not at the first request.
+ */
+export interface CommonFlags {
+  db?: string;
+  leaseSeconds?: string;
+  maxAttempts?: string;
+}
+
+export interface ServeFlags extends CommonFlags {
+  port?: string;
+  host?: string;
+  logLevel?: string;
+}
+
+export const DEFAULT_DB = "sqlite:.cap-kernel/kernel.db";
+
+const env = (name: string) => {
+  const v = process.env[name];
+  return v === undefined || v === "" ? undefined : v;
+};
+
+function int(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  return n;
+}
+
+export function resolveCommon(flags: CommonFlags) {
+  return {
+    db: flags.db ?? env("CAP_DB") ?? DEFAULT_DB,
+    leaseSeconds: int("--lease-seconds", flags.leaseSeconds ?? env("CAP_LEASE_SECONDS"), 30, 1, 86_400),
+    maxAttempts: int("--max-attempts", flags.maxAttempts ?? env("CAP_MAX_ATTEMPTS"), 5, 1, 1000),
+  };
+}
+
+export function resolveServe(flags: ServeFlags) {
+  return {
+    ...resolveCommon(flags),
+    port: int("--port", flags.port ?? env("CAP_PORT"), 7070, 0, 65_535),
+    host: flags.host ?? env("CAP_HOST") ?? "127.0.0.1",
+    logLevel: flags.logLevel ?? env("CAP_LOG_LEVEL") ?? "info",
+  };
+}
+
+/** A URL a client on this machine can use to reach a server bound to `host`. */
+export function baseUrlFor(host: string, port: number): string {
+  const h = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
+  return `http://${h}:${port}`;
+}
