@@ -1,0 +1,90 @@
+/**
+ * A fixture agent as a CAP client: one method per CAP operation, each returning the raw answer (status,
+ * parsed body, exchange) so checks can judge it. No method throws on an HTTP status — deciding what a
+ * status means is the check's job. `bare` sends any request with this agent's token.
+ */
+import type { FixtureAgent } from "./config/fixture.js";
+import type { CheckContext } from "./context.js";
+import type { RequestSpec } from "./http/client.js";
+import type { Answer } from "./http/exchange.js";
+
+export type Role = "a" | "b" | "c";
+export const R = "/api/agents/runtime";
+
+/** The event fields the suite reads; everything about an event is checked, nothing assumed. */
+export interface WireEvent {
+  id: string;
+  type: string;
+  podId: string;
+  payload: unknown;
+  attempts: number;
+  createdAt: string;
+  leaseExpiresAt?: string;
+  [k: string]: unknown;
+}
+
+export type Query = Record<string, string | number | undefined>;
+type Extra = Partial<Omit<RequestSpec, "method" | "path" | "as">>;
+
+export class AgentApi {
+  constructor(
+    private readonly ctx: CheckContext,
+    readonly role: Role,
+    readonly agent: FixtureAgent,
+  ) {}
+
+  get name(): string {
+    return this.agent.name;
+  }
+
+  bare(method: string, path: string, extra: Extra = {}): Promise<Answer> {
+    return this.ctx.send({ method, path, token: this.agent.token, as: this.role, ...extra });
+  }
+
+  poll(query: Query = {}, extra: Extra = {}): Promise<Answer<{ events: WireEvent[] }>> {
+    const wait = Math.max(0, Math.min(60, Number(query.waitSeconds ?? 0) || 0));
+    const timeoutMs = (wait + 15) * 1000 * this.ctx.timing.timeScale;
+    return this.bare("GET", `${R}/events`, { query, timeoutMs, ...extra }) as Promise<
+      Answer<{ events: WireEvent[] }>
+    >;
+  }
+
+  ack(id: string, body?: unknown, extra: Extra = {}): Promise<Answer> {
+    return this.bare("POST", `${R}/events/${encodeURIComponent(id)}/ack`, {
+      ...(body !== undefined ? { body } : {}),
+      ...extra,
+    });
+  }
+
+  renew(id: string, attempts: number, extra: Extra = {}): Promise<Answer> {
+    return this.bare("POST", `${R}/events/${encodeURIComponent(id)}/renew`, { body: { attempts }, ...extra });
+  }
+
+  post(podId: string, body: unknown, extra: Extra = {}): Promise<Answer> {
+    return this.bare("POST", `${R}/pods/${encodeURIComponent(podId)}/messages`, { body, ...extra });
+  }
+
+  read(podId: string, query: Query = {}): Promise<Answer> {
+    return this.bare("GET", `${R}/pods/${encodeURIComponent(podId)}/messages`, { query });
+  }
+
+  getMemory(): Promise<Answer> {
+    return this.bare("GET", `${R}/memory`);
+  }
+
+  putMemory(body: unknown, extra: Extra = {}): Promise<Answer> {
+    return this.bare("PUT", `${R}/memory`, { body, ...extra });
+  }
+
+  sync(body: unknown): Promise<Answer> {
+    return this.bare("POST", `${R}/memory/sync`, { body });
+  }
+
+  info(): Promise<Answer> {
+    return this.bare("GET", `${R}/info`);
+  }
+
+  decide(body: unknown): Promise<Answer> {
+    return this.bare("POST", `${R}/decisions`, { body });
+  }
+}

@@ -1,0 +1,45 @@
+/** Every check of the suite, in the order they are listed and reported. */
+import type { Check } from "../check.js";
+import { ackChecks } from "./ack.js";
+import { authChecks } from "./auth.js";
+import { compatChecks } from "./compat.js";
+import { decisionChecks } from "./decisions.js";
+import { errorChecks } from "./errors.js";
+import { eventChecks } from "./events.js";
+import { humanMessageChecks } from "./human-messages.js";
+import { idempotencyChecks } from "./idempotency.js";
+import { infoChecks } from "./info.js";
+import { isolationChecks } from "./isolation.js";
+import { leaseChecks } from "./leases.js";
+import { exhaustionChecks } from "./leases-exhaustion.js";
+import { longPollChecks } from "./long-poll.js";
+import { memoryChecks } from "./memory.js";
+import { memorySyncChecks } from "./memory-sync.js";
+import { messageReadChecks } from "./message-read.js";
+import { messageChecks } from "./messages.js";
+import { pullOnlyChecks } from "./pull-only.js";
+import { renewChecks } from "./renew.js";
+import { schemaChecks } from "./schema.js";
+
+export const allChecks: readonly Check[] = [
+  ...infoChecks,
+  ...authChecks,
+  ...isolationChecks,
+  ...eventChecks,
+  ...leaseChecks,
+  ...exhaustionChecks,
+  ...ackChecks,
+  ...longPollChecks,
+  ...renewChecks,
+  ...messageChecks,
+  ...humanMessageChecks,
+  ...idempotencyChecks,
+  ...messageReadChecks,
+  ...memoryChecks,
+  ...memorySyncChecks,
+  ...decisionChecks,
+  ...errorChecks,
+  ...compatChecks,
+  ...schemaChecks,
+  ...pullOnlyChecks,
+];

@@ -1,0 +1,129 @@
+/**
+ * The fixture: what `cap-kernel provision --for-conformance` prints (or what a kernel implementer writes by
+ * hand) — where the kernel is, and three agents: two installed in one shared pod, a third installed only
+ * in another pod, each with its runtime token. Parsing is lenient about spelling (an agent may name its
+ * pod as `podId`, `pods` or `podIds`) and strict about meaning: it fails with a message saying what is
+ * missing. Tokens never leave this module except through the HTTP client and redacted reproducers.
+ */
+import { ConfigError } from "./errors.js";
+
+export interface FixtureAgent {
+  name: string;
+  instanceId?: string;
+  token: string;
+  pods: string[];
+}
+
+/** A human of the shared pod, for the checks about what humans' messages cause (kernel-specific route). */
+export interface FixtureHuman {
+  token: string;
+  /** Where a human posts `{content, replyToMessageId?}`; `{podId}` is replaced. */
+  postPath: string;
+}
+
+export interface Fixture {
+  urls: string[];
+  leaseSeconds?: number;
+  maxAttempts?: number;
+  maxMessageBytes?: number;
+  /** The kernel's request body limit in bytes (default assumed: 1 MiB). */
+  bodyLimitBytes?: number;
+  features: string[];
+  triggerCmd?: string;
+  agents: FixtureAgent[];
+  pods: { shared: string; other: string };
+  human?: FixtureHuman;
+  /** A runtime token the kernel has revoked (for `token_revoked`). */
+  revokedToken?: string;
+}
+
+/** The three agents a run needs: `a` and `b` share a pod, `c` is only in the other pod. */
+export interface Cast {
+  a: FixtureAgent;
+  b: FixtureAgent;
+  c: FixtureAgent;
+  shared: string;
+  other: string;
+}
+
+type Json = Record<string, unknown>;
+
+const str = (v: unknown): string | undefined => (typeof v === "string" && v.length > 0 ? v : undefined);
+const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
+
+function agentPods(a: Json): string[] {
+  const pods = [
+    a.podId,
+    ...(Array.isArray(a.pods) ? a.pods : []),
+    ...(Array.isArray(a.podIds) ? a.podIds : []),
+  ];
+  return [
+    ...new Set(pods.map((p) => (typeof p === "object" && p ? (p as Json).id : p)).filter(str)),
+  ] as string[];
+}
+
+export function parseFixture(doc: unknown, source = "fixture"): Fixture {
+  if (!doc || typeof doc !== "object") throw new ConfigError(`${source}: expected a JSON object`);
+  const d = doc as Json;
+  const urls = [
+    ...(Array.isArray(d.urls) ? d.urls.filter(str) : []),
+    ...(str(d.baseUrl) ? [d.baseUrl as string] : []),
+  ] as string[];
+  if (!Array.isArray(d.agents)) throw new ConfigError(`${source}: "agents" must be a list`);
+  const agents = d.agents.map((raw, i): FixtureAgent => {
+    const a = (raw ?? {}) as Json;
+    const name = str(a.name) ?? str(a.agentName);
+    const token = str(a.token) ?? str(a.runtimeToken);
+    if (!name || !token) throw new ConfigError(`${source}: agents[${i}] needs "name" and "token"`);
+    const instanceId = str(a.instanceId);
+    return { name, token, pods: agentPods(a), ...(instanceId ? { instanceId } : {}) };
+  });
+  const pods = (d.pods ?? {}) as Json;
+  const shared = str(pods.shared) ?? inferShared(agents);
+  const other = str(pods.other) ?? agents.flatMap((a) => a.pods).find((p) => p !== shared);
+  if (!shared || !other)
+    throw new ConfigError(
+      `${source}: needs a pod shared by two agents and another pod ("pods": {"shared", "other"})`,
+    );
+  const features = Array.isArray(d.features) ? (d.features.filter(str) as string[]) : [];
+  const fixture: Fixture = { urls: [...new Set(urls)], agents, pods: { shared, other }, features };
+  const lease = num(d.leaseSeconds);
+  const attempts = num(d.maxAttempts);
+  const bytes = num(d.maxMessageBytes);
+  const bodyLimit = num(d.bodyLimitBytes);
+  if (bodyLimit !== undefined) fixture.bodyLimitBytes = bodyLimit;
+  if (lease !== undefined) fixture.leaseSeconds = lease;
+  if (attempts !== undefined) fixture.maxAttempts = attempts;
+  if (bytes !== undefined) fixture.maxMessageBytes = bytes;
+  if (str(d.triggerCmd)) fixture.triggerCmd = d.triggerCmd as string;
+  const human = (d.human ?? {}) as Json;
+  if (str(human.token))
+    fixture.human = {
+      token: human.token as string,
+      postPath: str(human.postPath) ?? "/api/pods/{podId}/messages",
+    };
+  if (str(d.revokedToken)) fixture.revokedToken = d.revokedToken as string;
+  castOf(fixture, source);
+  return fixture;
+}
+
+function inferShared(agents: FixtureAgent[]): string | undefined {
+  const count = new Map<string, number>();
+  for (const a of agents) for (const p of a.pods) count.set(p, (count.get(p) ?? 0) + 1);
+  return [...count].find(([, n]) => n >= 2)?.[0];
+}
+
+/** Pick the cast. An agent whose pods are not listed is assumed to be where the `pods` block says. */
+export function castOf(f: Fixture, source = "fixture"): Cast {
+  const { shared, other } = f.pods;
+  const inShared = f.agents.filter((a) => a.pods.length === 0 || a.pods.includes(shared));
+  const onlyOther = f.agents.filter((a) => a.pods.includes(other) && !a.pods.includes(shared));
+  const [a, b] = inShared;
+  const c = onlyOther[0];
+  if (!a || !b) throw new ConfigError(`${source}: needs two agents installed in the shared pod ${shared}`);
+  if (!c)
+    throw new ConfigError(`${source}: needs a third agent installed in pod ${other} and not in ${shared}`);
+  if (new Set([a.token, b.token, c.token]).size !== 3)
+    throw new ConfigError(`${source}: agents need distinct tokens`);
+  return { a, b, c, shared, other };
+}

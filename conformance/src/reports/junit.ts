@@ -1,0 +1,48 @@
+/** JUnit XML: one testsuite per family, one testcase per check; failures carry the requirement and the reproducer. */
+import type { CheckResult, RunReport } from "../runner/results.js";
+
+/** XML 1.0 cannot carry most control characters, even escaped: drop them. */
+const printable = (s: string) =>
+  [...s].filter((ch) => ch.charCodeAt(0) >= 0x20 || ch === "\t" || ch === "\n" || ch === "\r").join("");
+
+export const xml = (s: string) =>
+  printable(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+
+function testcase(c: CheckResult): string {
+  const head = `    <testcase classname="cap.${xml(c.family)}" name="${xml(c.id)}: ${xml(c.title)}" time="${(c.durationMs / 1000).toFixed(3)}">`;
+  const body: string[] = [];
+  if (c.status === "skipped") body.push(`      <skipped message="${xml(c.reason ?? "")}"/>`);
+  if (c.status === "incomplete")
+    body.push(`      <error type="incomplete" message="${xml(c.reason ?? "")}"/>`);
+  for (const f of c.failures) {
+    const detail = [
+      `${f.requirement} (${f.level}): ${f.requirementText}`,
+      f.message,
+      ...(f.expected !== undefined ? [`expected: ${f.expected}`] : []),
+      ...(f.actual !== undefined ? [`actual: ${f.actual}`] : []),
+      ...(f.curl ? [`reproduce: ${f.curl}`] : []),
+      ...(f.expectedBy ? [`expected by baseline: ${f.expectedBy}`] : []),
+    ].join("\n");
+    const tag = f.expectedBy || f.severity === "warn" ? "system-out" : "failure";
+    if (tag === "failure")
+      body.push(
+        `      <failure type="${xml(f.requirement)}" message="${xml(`${f.requirement}: ${f.message}`)}">${xml(detail)}</failure>`,
+      );
+    else body.push(`      <system-out>${xml(detail)}</system-out>`);
+  }
+  return body.length === 0 ? `${head}</testcase>` : `${head}\n${body.join("\n")}\n    </testcase>`;
+}
+
+export function renderJunit(report: RunReport): string {
+  const families = [...new Set(report.checks.map((c) => c.family))];
+  const suites = families.map((family) => {
+    const cs = report.checks.filter((c) => c.family === family);
+    const failures = cs.filter((c) => c.status === "failed").length;
+    const errors = cs.filter((c) => c.status === "incomplete").length;
+    const skipped = cs.filter((c) => c.status === "skipped").length;
+    const time = cs.reduce((t, c) => t + c.durationMs, 0) / 1000;
+    return `  <testsuite name="cap-conformance.${xml(family)}" tests="${cs.length}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="${time.toFixed(3)}">\n${cs.map(testcase).join("\n")}\n  </testsuite>`;
+  });
+  const s = report.summary;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="cap-conformance" tests="${s.checks}" failures="${s.failed}" errors="${s.incomplete}" skipped="${s.skipped}" time="${(report.durationMs / 1000).toFixed(3)}">\n${suites.join("\n")}\n</testsuites>\n`;
+}

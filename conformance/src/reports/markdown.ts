@@ -1,0 +1,54 @@
+/** The Markdown summary: verdict, counts, the support table, then each failure with its reproducer. */
+import type { RunReport } from "../runner/results.js";
+import { coverage, outcomeLabel, supportRows } from "./support-table.js";
+
+const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
+const fence = (s: string) => `\`\`\`\n${s.replace(/```/g, "ʼʼʼ")}\n\`\`\``;
+
+export function renderMarkdown(report: RunReport): string {
+  const s = report.summary;
+  const cov = coverage(report);
+  const out: string[] = [
+    `# CAP v1 conformance: ${s.verdict}`,
+    "",
+    `Kernel ${report.target.urls.map((u) => `\`${u}\``).join(", ")} · ${report.startedAt} · ${(report.durationMs / 1000).toFixed(1)} s · ${report.tool.name} ${report.tool.version} · exit code ${s.exitCode}`,
+    "",
+    `Features: ${report.target.features.join(", ") || "none"} · lease ${report.target.leaseSeconds ?? "?"} s · maxAttempts ${report.target.maxAttempts ?? "?"} · trigger: ${report.target.trigger}`,
+    "",
+    "| checks | passed | failed | warnings | skipped | incomplete | expected failures | stale baseline |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    `| ${s.checks} | ${s.passed} | ${s.failed} | ${s.warned} | ${s.skipped} | ${s.incomplete} | ${s.expectedFailures} | ${s.staleBaseline} |`,
+    "",
+    "## Support table",
+    "",
+    `Testable kernel MUSTs covered by a check: ${cov.covered} / ${cov.total}.`,
+    "",
+    "| requirement | level | feature | outcome | checks |",
+    "| --- | --- | --- | --- | --- |",
+    ...supportRows(report).map(
+      (r) =>
+        `| ${r.id} | ${r.level} | ${r.feature ?? ""} | ${outcomeLabel[r.status]} | ${r.checks.map((c) => `\`${c}\``).join(", ")} |`,
+    ),
+  ];
+  const bad = report.checks.filter((c) => c.failures.length > 0 || c.status === "incomplete");
+  if (bad.length > 0) out.push("", "## Failures and problems");
+  for (const c of bad) {
+    out.push("", `### \`${c.id}\` — ${cell(c.title)} (${c.status})`);
+    if (c.status === "incomplete") out.push("", `Incomplete: ${c.reason ?? ""}`);
+    for (const f of c.failures) {
+      out.push(
+        "",
+        `- **${f.requirement}** (${f.level}${f.expectedBy ? ", expected by baseline" : ""}): ${f.requirementText}`,
+      );
+      out.push(`  - ${f.message}`);
+      if (f.expected !== undefined) out.push(`  - expected: \`${cell(f.expected.slice(0, 300))}\``);
+      if (f.actual !== undefined) out.push(`  - actual: \`${cell(f.actual.slice(0, 300))}\``);
+      if (f.curl) out.push("", fence(f.curl.slice(0, 2000)));
+    }
+  }
+  if (report.baseline.stale.length > 0) {
+    out.push("", "## Stale baseline entries (they pass now; remove them)", "");
+    for (const e of report.baseline.stale) out.push(`- ${e.check ?? e.requirement}: ${e.reason}`);
+  }
+  return `${out.join("\n")}\n`;
+}

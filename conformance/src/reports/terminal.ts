@@ -1,0 +1,108 @@
+/**
+ * Terminal output: one line per check as it finishes (progress), then every failure in full (expected vs
+ * actual, the requirement's text, a curl reproducer), then the summary and the exit code. Colour only on
+ * a TTY; plain text otherwise, so CI logs stay readable.
+ */
+
+import type { CheckResult, RunReport } from "../runner/results.js";
+import type { RunHooks } from "../runner/run-suite.js";
+import { toolVersion } from "../version.js";
+
+export interface Out {
+  write(text: string): void;
+  isTTY?: boolean;
+}
+
+const paint = (tty: boolean | undefined, code: number, s: string) => (tty ? `\x1b[${code}m${s}\x1b[0m` : s);
+
+const marks: Record<CheckResult["status"], [string, number]> = {
+  passed: ["✓", 32],
+  failed: ["✗", 31],
+  warned: ["!", 33],
+  skipped: ["-", 90],
+  incomplete: ["?", 35],
+  "expected-failure": ["x", 36],
+};
+
+export function progress(out: Out): RunHooks {
+  let total = 0;
+  let done = 0;
+  return {
+    onStart(n, target) {
+      total = n;
+      out.write(header({ tool: { name: "cap-conformance", version: toolVersion }, target }));
+    },
+    onResult(r) {
+      done++;
+      const [mark, color] = marks[r.status];
+      const width = String(total).length;
+      const counter = `[${String(done).padStart(width)}/${total}]`;
+      const why = r.status === "skipped" || r.status === "incomplete" ? `  ${r.reason ?? ""}` : "";
+      const ids =
+        r.failures.length > 0 ? `  ${[...new Set(r.failures.map((f) => f.requirement))].join(" ")}` : "";
+      out.write(
+        `${paint(out.isTTY, 90, counter)} ${paint(out.isTTY, color, mark)} ${r.id} ${paint(out.isTTY, 90, `${r.durationMs} ms`)}${ids}${paint(out.isTTY, 90, why.slice(0, 160))}\n`,
+      );
+    },
+  };
+}
+
+export function header(report: Pick<RunReport, "target" | "tool">): string {
+  const t = report.target;
+  const lease = t.leaseSeconds === null ? "unknown" : `${t.leaseSeconds} s`;
+  return `${report.tool.name} ${report.tool.version} → ${t.urls.join(", ")} (lease ${lease}, maxAttempts ${t.maxAttempts ?? "unknown"}, features: ${t.features.join(", ") || "none"})\n`;
+}
+
+export function renderFailures(report: RunReport, tty?: boolean): string {
+  const lines: string[] = [];
+  const bad = report.checks.filter((c) => c.failures.length > 0 || c.status === "incomplete");
+  if (bad.length === 0) return "";
+  lines.push("", paint(tty, 1, "Failures and problems"));
+  bad.forEach((c, i) => {
+    lines.push("", `${i + 1}) ${c.id} — ${c.title} [${c.status}]`);
+    if (c.status === "incomplete") lines.push(`   incomplete: ${c.reason ?? ""}`);
+    for (const f of c.failures) {
+      const tag = f.expectedBy ? " (expected by baseline)" : f.severity === "warn" ? " (warning)" : "";
+      lines.push(
+        `   ${paint(tty, f.severity === "fail" ? 31 : 33, f.requirement)} ${f.level}${tag}: ${f.requirementText}`,
+      );
+      lines.push(`     ${f.message}`);
+      if (f.expected !== undefined) lines.push(`     expected: ${f.expected.slice(0, 400)}`);
+      if (f.actual !== undefined) lines.push(`     actual:   ${f.actual.slice(0, 400)}`);
+      if (f.curl) lines.push(`     reproduce: ${f.curl.length > 600 ? `${f.curl.slice(0, 600)}…` : f.curl}`);
+    }
+  });
+  return `${lines.join("\n")}\n`;
+}
+
+export function renderSummary(report: RunReport, tty?: boolean): string {
+  const s = report.summary;
+  const lines = [""];
+  for (const n of report.notes) lines.push(`note: ${n}`);
+  for (const e of report.baseline.stale)
+    lines.push(
+      paint(
+        tty,
+        31,
+        `stale baseline entry (now passes; remove it): ${e.check ?? e.requirement} — ${e.reason}`,
+      ),
+    );
+  if (report.canary.hits.length > 0) lines.push(paint(tty, 31, `canary hits: ${report.canary.hits.length}`));
+  const parts = [
+    `${s.passed} passed`,
+    `${s.failed} failed`,
+    `${s.warned} warnings`,
+    `${s.skipped} skipped`,
+    `${s.incomplete} incomplete`,
+    ...(s.expectedFailures > 0 ? [`${s.expectedFailures} expected failures`] : []),
+  ];
+  const color = s.exitCode === 0 ? 32 : s.exitCode === 3 ? 35 : 31;
+  lines.push(
+    paint(
+      tty,
+      color,
+      `${s.checks} checks: ${parts.join(", ")} in ${(report.durationMs / 1000).toFixed(1)} s — ${s.verdict} (exit ${s.exitCode})`,
+    ),
+  );
+  return `${lines.join("\n")}\n`;
+}

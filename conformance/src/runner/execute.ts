@@ -1,0 +1,87 @@
+/**
+ * Runs one check and turns what it recorded into a CheckResult: severities from the manifest, curl
+ * reproducers for the exchanges behind failures, the reason when it could not run. A check that throws
+ * anything but the context's own signals is a harness problem and is reported as incomplete, never as a
+ * pass.
+ */
+import type { Check } from "../check.js";
+import {
+  CheckContext,
+  CheckFailed,
+  CheckIncomplete,
+  CheckSkipped,
+  type Failure,
+  type RunState,
+} from "../context.js";
+import { NetworkError } from "../http/client.js";
+import { curlFor } from "../http/curl.js";
+import { type Manifest, strongest } from "../requirements.js";
+import type { CheckResult, CheckStatus, FailureReport } from "./results.js";
+
+export function failureReport(f: Failure, manifest: Manifest): FailureReport {
+  const req = manifest.byId.get(f.requirement);
+  const level = req?.level ?? "MUST";
+  const report: FailureReport = {
+    requirement: f.requirement,
+    level,
+    // A MAY requirement only runs behind an advertised or claimed feature, which makes it mandatory.
+    severity: level === "SHOULD" ? "warn" : "fail",
+    requirementText: req?.text ?? "(not in the requirements manifest)",
+    message: f.message,
+  };
+  if (f.expected !== undefined) report.expected = f.expected;
+  if (f.actual !== undefined) report.actual = f.actual;
+  if (f.exchange) {
+    report.curl = curlFor(f.exchange);
+    report.exchange = f.exchange;
+  }
+  return report;
+}
+
+export function baseResult(check: Check, manifest: Manifest): Omit<CheckResult, "status" | "durationMs"> {
+  const reqs = check.verifies.map((id) => manifest.byId.get(id)).filter((r) => r !== undefined);
+  return {
+    id: check.id,
+    family: check.family,
+    title: check.title,
+    verifies: [...check.verifies],
+    ...(check.feature ? { feature: check.feature } : {}),
+    level: strongest(reqs),
+    failures: [],
+    notes: [],
+  };
+}
+
+export async function executeCheck(check: Check, run: RunState, manifest: Manifest): Promise<CheckResult> {
+  const ctx = new CheckContext(check, run);
+  const t0 = performance.now();
+  let reason: string | undefined;
+  let status: CheckStatus | undefined;
+  try {
+    await check.run(ctx);
+  } catch (e) {
+    if (e instanceof CheckSkipped) {
+      status = "skipped";
+      reason = e.message;
+    } else if (e instanceof CheckIncomplete || e instanceof NetworkError) {
+      reason = e.message;
+      status = "incomplete";
+    } else if (!(e instanceof CheckFailed)) {
+      reason = `harness error: ${(e as Error)?.stack ?? String(e)}`;
+      status = "incomplete";
+    }
+  }
+  const failures = ctx.failures.map((f) => failureReport(f, manifest));
+  if (failures.some((f) => f.severity === "fail")) status = "failed";
+  else if (failures.length > 0 && status !== "incomplete") status = "warned";
+  const result: CheckResult = {
+    ...baseResult(check, manifest),
+    status: status ?? "passed",
+    durationMs: Math.round(performance.now() - t0),
+    failures,
+    notes: ctx.notes,
+  };
+  if (reason !== undefined) result.reason = reason;
+  if (run.settings.trace) result.exchanges = ctx.exchanges;
+  return result;
+}

@@ -1,0 +1,93 @@
+/**
+ * The verdict: apply the baseline (expected failures do not fail the run; entries that now pass do),
+ * roll check results up per requirement for the support table, count, and pick the exit code.
+ */
+import { type Baseline, type BaselineEntry, describeEntry } from "../baseline.js";
+import type { Manifest } from "../requirements.js";
+import {
+  type CheckResult,
+  exitCodeOf,
+  type RequirementResult,
+  type RequirementStatus,
+  type RunReport,
+  type Summary,
+  verdictOf,
+} from "./results.js";
+
+const failing = (r: CheckResult) => r.status === "failed" || r.status === "warned";
+
+function applyBaseline(results: CheckResult[], baseline: Baseline | undefined): BaselineEntry[] {
+  const entries = baseline?.entries ?? [];
+  const used = new Set<BaselineEntry>();
+  for (const r of results) {
+    if (!failing(r)) continue;
+    for (const f of r.failures) {
+      const entry = entries.find((e) => e.check === r.id || e.requirement === f.requirement);
+      if (!entry) continue;
+      used.add(entry);
+      f.expectedBy = `${describeEntry(entry)}: ${entry.reason}`;
+    }
+    const open = r.failures.filter((f) => !f.expectedBy);
+    if (open.length === 0) {
+      r.status = "expected-failure";
+      r.reason = "every failure is expected by the baseline";
+    } else r.status = open.some((f) => f.severity === "fail") ? "failed" : "warned";
+  }
+  // Stale: what the entry expects to fail was run, and nothing it covers failed.
+  return entries.filter((e) => {
+    if (used.has(e)) return false;
+    const covering = results.filter((r) =>
+      e.check ? r.id === e.check : r.verifies.includes(e.requirement ?? ""),
+    );
+    return covering.some((r) => r.status === "passed") && covering.every((r) => !failing(r));
+  });
+}
+
+function requirementStatus(id: string, results: CheckResult[]): RequirementStatus {
+  const covering = results.filter((r) => r.verifies.includes(id));
+  if (covering.length === 0) return "not-covered";
+  const mine = covering.flatMap((r) => r.failures.filter((f) => f.requirement === id));
+  if (mine.some((f) => !f.expectedBy && f.severity === "fail")) return "failed";
+  if (mine.some((f) => !f.expectedBy)) return "warned";
+  if (mine.length > 0) return "expected-failure";
+  if (covering.some((r) => r.status === "passed")) return "passed";
+  // A check that stopped on another requirement's failure did not finish verifying this one.
+  if (covering.some((r) => r.status !== "skipped")) return "incomplete";
+  return "skipped";
+}
+
+export function judge(
+  results: CheckResult[],
+  manifest: Manifest,
+  baseline: Baseline | undefined,
+  strict: boolean,
+): Pick<RunReport, "summary" | "checks" | "requirements" | "baseline"> {
+  const stale = applyBaseline(results, baseline);
+  const requirements: RequirementResult[] = manifest.requirements.map((r) => ({
+    id: r.id,
+    level: r.level,
+    subject: r.subject,
+    feature: r.feature,
+    section: r.section,
+    text: r.text,
+    checks: results.filter((c) => c.verifies.includes(r.id)).map((c) => c.id),
+    status:
+      !r.testable && !results.some((c) => c.verifies.includes(r.id))
+        ? "not-testable"
+        : requirementStatus(r.id, results),
+  }));
+  const count = (s: CheckResult["status"]) => results.filter((r) => r.status === s).length;
+  const partial = {
+    checks: results.length,
+    passed: count("passed"),
+    failed: count("failed"),
+    warned: count("warned"),
+    skipped: count("skipped"),
+    incomplete: count("incomplete"),
+    expectedFailures: count("expected-failure"),
+    staleBaseline: stale.length,
+  };
+  const exitCode = exitCodeOf(partial, strict);
+  const summary: Summary = { ...partial, exitCode, verdict: verdictOf(exitCode) };
+  return { summary, checks: results, requirements, baseline: { path: baseline?.path ?? null, stale } };
+}

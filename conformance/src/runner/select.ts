@@ -1,0 +1,50 @@
+/**
+ * Which checks apply to this run: `--only`/`--skip` patterns (a check id, family or requirement id, `*`
+ * as a wildcard), `--level`, and feature gates. A check gated by a feature runs when `/info` advertises
+ * the feature or the configuration claims it; otherwise it is skipped with the reason, never failed.
+ */
+import type { Check, Feature } from "../check.js";
+import type { LevelFilter } from "../config/settings.js";
+import { type Manifest, strongest } from "../requirements.js";
+
+export function globToRegExp(glob: string): RegExp {
+  const body = glob.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*");
+  return new RegExp(`^${body}$`);
+}
+
+export function matches(check: Check, pattern: string): boolean {
+  const re = globToRegExp(pattern);
+  return re.test(check.id) || re.test(check.family) || check.verifies.some((id) => re.test(id));
+}
+
+export interface Selection {
+  check: Check;
+  /** Why the check does not run; undefined when it runs. */
+  skip?: string;
+}
+
+export interface SelectOptions {
+  only: readonly string[];
+  skip: readonly string[];
+  level: LevelFilter;
+  features: ReadonlySet<Feature>;
+}
+
+export function select(checks: readonly Check[], manifest: Manifest, o: SelectOptions): Selection[] {
+  return checks.map((check) => {
+    if (o.only.length > 0 && !o.only.some((p) => matches(check, p)))
+      return { check, skip: `not selected by --only ${o.only.join(" ")}` };
+    const skipped = o.skip.find((p) => matches(check, p));
+    if (skipped) return { check, skip: `excluded by --skip ${skipped}` };
+    if (check.feature && !o.features.has(check.feature))
+      return {
+        check,
+        skip: `the kernel does not advertise "${check.feature}" in /info features and the configuration does not claim it`,
+      };
+    const reqs = check.verifies.map((id) => manifest.byId.get(id)).filter((r) => r !== undefined);
+    const level = strongest(reqs);
+    if (o.level === "must" && level === "SHOULD")
+      return { check, skip: "verifies only SHOULD requirements, below --level must" };
+    return { check };
+  });
+}
