@@ -25,9 +25,19 @@ export interface CmdAdapterOptions {
   args?: readonly string[];
   /** Run `<command> --version` in detect(). Off by default: a script may not know the flag. */
   versionFlag?: boolean;
+  /**
+   * Wrap the turn in the memory preamble and instruction, and read a memory block back (default).
+   * false: the script gets the bare turn and its whole stdout is the reply.
+   */
+  memory?: boolean;
 }
 
-export function createCmdAdapter({ command, args = [], versionFlag = false }: CmdAdapterOptions): Adapter {
+export function createCmdAdapter({
+  command,
+  args = [],
+  versionFlag = false,
+  memory = true,
+}: CmdAdapterOptions): Adapter {
   if (command.trim() === "") throw new TypeError("cmd adapter: command must not be empty");
   const viaArgv = args.some((a) => a.includes(PROMPT_PLACEHOLDER));
   return {
@@ -38,7 +48,7 @@ export function createCmdAdapter({ command, args = [], versionFlag = false }: Cm
       return path === null ? null : { path, version: "unknown" };
     },
     async spawn(prompt, ctx) {
-      const full = buildPrompt({ memoryLongTerm: ctx.memoryLongTerm, turn: prompt });
+      const full = memory ? buildPrompt({ memoryLongTerm: ctx.memoryLongTerm, turn: prompt }) : prompt;
       const sessionId = ctx.sessionId ?? randomUUID();
       const { stdout } = await runProcess({
         command,
@@ -48,7 +58,7 @@ export function createCmdAdapter({ command, args = [], versionFlag = false }: Cm
         env: { ...ctx.env, COMMONLY_SESSION_ID: sessionId },
         ...(viaArgv ? {} : { input: full }),
       });
-      const { reply, memorySummary } = extractMemory(stdout);
+      const { reply, memorySummary } = memory ? extractMemory(stdout) : { reply: stdout.trim() };
       return {
         text: reply,
         newSessionId: sessionId,

@@ -70,6 +70,17 @@ describe("cmd adapter", () => {
     );
   });
 
+  it("with memory off, passes the bare turn and keeps a memory block as plain reply text", async () => {
+    const bot = createCmdAdapter({ command: "echo-bot", memory: false });
+    const r = await bot.spawn(
+      "lily (human): hi",
+      h.ctx({ memoryLongTerm: "secret memory" }, { FAKE_CLI_MODE: "memory" }),
+    );
+    expect(h.calls({ event: "call" })[0]?.prompt).toBe("lily (human): hi");
+    expect(r.memorySummary).toBeUndefined();
+    expect(r.text).toContain("<commonly-memory>");
+  });
+
   it("fails with a classified AdapterError", async () => {
     const bot = createCmdAdapter({ command: "echo-bot" });
     const err = await bot.spawn("x", h.ctx({}, { FAKE_CLI_MODE: "quota" })).catch((e: unknown) => e);
