@@ -138,6 +138,7 @@ export function renderBenchmarks({ data, expected, resultsPath }) {
   const charts = [];
   const results = data?.results ?? [];
   const byId = new Map(results.map((r) => [r.id, r]));
+  const skippedWhy = new Map((data?.skipped ?? []).flatMap((s) => s.ids.map((id) => [id, s.reason])));
   let html = "";
   if (!data) {
     html += `<p class="notice"><strong>Not measured yet.</strong> <code>${escapeHtml(resultsPath)}</code> is not in the repository; run <code>pnpm bench</code> and commit it. Every benchmark below is listed without a figure.</p>`;
@@ -156,7 +157,7 @@ export function renderBenchmarks({ data, expected, resultsPath }) {
     .map((e) => {
       const r = byId.get(e.id);
       if (!r) {
-        return `<tr class="unmeasured"><td>${escapeHtml(e.group)}</td><td>${escapeHtml(e.name)}</td><td colspan="3"><em>not measured yet</em></td><td>${escapeHtml(e.goal ?? "")}</td><td></td></tr>`;
+        return `<tr class="unmeasured"><td>${escapeHtml(e.group)}</td><td>${escapeHtml(e.name)}</td><td colspan="3"><em>not measured yet</em>${skippedWhy.has(e.id) ? ` — skipped in the last run: ${escapeHtml(skippedWhy.get(e.id))}` : ""}</td><td>${escapeHtml(e.goal ?? "")}</td><td></td></tr>`;
       }
       const ok = meetsGoal(r);
       const base = r.baseline

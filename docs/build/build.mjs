@@ -135,7 +135,7 @@ function write(page, body, extra = {}) {
   written.push({ href: page.href, title: extra.title ?? page.title, kind: page.gen ?? "markdown" });
 }
 
-function markdownBody(page) {
+function markdownBody(page, transform = (text) => text) {
   const file = join(docsDir, page.src);
   if (!existsSync(file)) {
     if (!page.optional)
@@ -148,7 +148,7 @@ function markdownBody(page) {
     };
   }
   const { body } = splitFrontMatter(readFileSync(file, "utf8"));
-  return renderMarkdown(body, { file, mdToHref, fromHref: page.href });
+  return renderMarkdown(transform(body), { file, mdToHref, fromHref: page.href });
 }
 
 // CAP.md first, so the requirements page knows which ids have anchors in it.
@@ -176,7 +176,11 @@ for (const page of deferred) {
   } else if (page.gen === "errors") {
     write(page, errorsPage());
   } else if (page.gen === "benchmarks") {
-    const md = markdownBody(page);
+    // The markdown table `pnpm bench` keeps in benchmarks.md (for readers on GitHub) is replaced on the site
+    // by the charts and the table drawn from the same results file.
+    const md = markdownBody(page, (text) =>
+      text.replace(/<!-- bench:results:begin[\s\S]*?<!-- bench:results:end -->/, "<!-- charts -->"),
+    );
     const resultsFile = join(docsDir, "benchmarks", "results.json");
     const data = loadResults(resultsFile, join(docsDir, "benchmarks", "results.schema.json"));
     const expected = parse(readFileSync(join(docsDir, "benchmarks", "expected.yaml"), "utf8"));

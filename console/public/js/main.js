@@ -207,7 +207,7 @@ function renderMessages(/** @type {any[]} */ messages) {
           h("span", { class: "author" }, author.name ?? author.id ?? "?"),
           h("span", { class: `kind ${author.kind ?? ""}` }, author.kind ?? ""),
           h("time", { datetime: m.createdAt }, timeOf(m.createdAt)),
-          m.replyToMessageId ? h("span", { class: "reply" }, "↩ reply") : null,
+          m.replyToMessageId ? h("span", { class: "reply" }, "reply") : null,
         ),
         h("div", { class: "content" }, m.content),
       );

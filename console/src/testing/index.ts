@@ -1,0 +1,15 @@
+/**
+ * `@commonly/cap-console/testing`: end-to-end helpers shared by the console's browser test and the examples'
+ * tests — a real `cap-kernel` on a fresh SQLite file, child processes in their own group, deadline polling.
+ * Node only; test code only.
+ */
+export {
+  type AdminClient,
+  adminClient,
+  type KernelAgent,
+  kernelBin,
+  type StartKernelOptions,
+  startKernel,
+  type TestKernel,
+} from "./kernel.js";
+export { type Spawned, spawnProcess, waitFor } from "./process.js";

@@ -1,0 +1,189 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { barChartSvg, chartsOf, loadResults, meetsGoal, renderBenchmarks } from "../build/benchmarks.mjs";
+import { relativeHref, renderMarkdown, slugify } from "../build/markdown.mjs";
+import { normalizeChecks, normalizeRequirements, renderRequirementsPage } from "../build/requirements.mjs";
+
+const docsDir = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const schema = join(docsDir, "benchmarks", "results.schema.json");
+const tmp = mkdtempSync(join(tmpdir(), "cap-docs-test-"));
+
+const sample = {
+  schemaVersion: 1,
+  generatedAt: "2026-11-29T20:00:00.000Z",
+  command: "pnpm bench",
+  machine: { cpus: 2, node: "v20.20.2" },
+  results: [
+    {
+      id: "drain-sqlite-events",
+      group: "Throughput, drain",
+      name: "SQLite, events acked/s",
+      unit: "events/s",
+      value: 12345,
+      baseline: { name: "Fastify hello-world POST", value: 41000, unit: "req/s" },
+      ratio: 0.301,
+      goal: { of: "ratio", op: ">=", target: 0.25 },
+    },
+    {
+      id: "wake-sqlite-idle-p99",
+      group: "Long-poll wake latency",
+      name: "SQLite, idle, p99",
+      unit: "ms",
+      value: 14.2,
+      better: "lower",
+      goal: { of: "value", op: "<=", target: 10 },
+    },
+  ],
+  skipped: [{ ids: ["drain-postgres-events"], reason: "no PostgreSQL server" }],
+};
+
+function writeJson(name, value) {
+  const file = join(tmp, name);
+  writeFileSync(file, typeof value === "string" ? value : JSON.stringify(value));
+  return file;
+}
+
+describe("benchmark results", () => {
+  it("loads a file that matches the schema and returns null when there is none", () => {
+    expect(loadResults(writeJson("ok.json", sample), schema)?.results).toHaveLength(2);
+    expect(loadResults(join(tmp, "absent.json"), schema)).toBeNull();
+  });
+
+  it.each([
+    ["not JSON", "{", /not valid JSON/],
+    [
+      "a result without a value",
+      { ...sample, results: [{ ...sample.results[0], value: undefined }] },
+      /value/,
+    ],
+    ["a bad id", { ...sample, results: [{ ...sample.results[0], id: "Bad Id" }] }, /pattern/],
+    ["a duplicate id", { ...sample, results: [sample.results[0], sample.results[0]] }, /appears twice/],
+  ])("fails the build on %s", (_name, content, message) => {
+    expect(() => loadResults(writeJson("bad.json", content), schema)).toThrow(message);
+  });
+
+  it("judges goals on the ratio or the value, as the goal says", () => {
+    expect(meetsGoal(sample.results[0])).toBe(true);
+    expect(meetsGoal(sample.results[1])).toBe(false);
+    expect(meetsGoal({ ...sample.results[1], goal: undefined })).toBeNull();
+  });
+
+  it("draws one chart per group with bars and labels taken from the results only", () => {
+    const charts = chartsOf(sample.results);
+    expect(charts.map((c) => [c.group, c.unit])).toEqual([
+      ["Throughput, drain", "× Fastify hello-world POST"],
+      ["Long-poll wake latency", "ms"],
+    ]);
+    const svg = barChartSvg({ title: charts[1].group, unit: charts[1].unit, rows: charts[1].rows });
+    expect(svg).toContain("<svg");
+    expect(svg).toContain(">14.2<");
+    expect(svg).toContain('class="bar fail"');
+    expect(svg).toContain('class="goal"');
+    expect(barChartSvg({ title: "t", unit: "u", rows: charts[1].rows })).toBe(
+      svg.replace(/Long-poll wake latency/g, "t").replace(/\(ms\)/g, "(u)"),
+    );
+  });
+
+  it("lists every expected benchmark, measured or not, with the reason a run skipped it", () => {
+    const expected = [
+      { id: "drain-sqlite-events", group: "Throughput, drain", name: "SQLite", unit: "events/s" },
+      { id: "drain-postgres-events", group: "Throughput, drain", name: "PostgreSQL", unit: "events/s" },
+    ];
+    const page = renderBenchmarks({ data: sample, expected, resultsPath: "results.json" });
+    expect(page.measured).toBe(2);
+    expect(page.missing).toBe(1);
+    expect(page.html).toContain("not measured yet</em> — skipped in the last run: no PostgreSQL server");
+    expect(page.charts).toHaveLength(2);
+    const none = renderBenchmarks({ data: null, expected, resultsPath: "results.json" });
+    expect(none.charts).toEqual([]);
+    expect(none.html.match(/not measured yet/gi)).toHaveLength(3);
+  });
+});
+
+describe("markdown", () => {
+  const ctx = {
+    file: join(docsDir, "quickstart", "x.md"),
+    fromHref: "quickstart/x.html",
+    mdToHref: (abs) => (abs === join(docsDir, "CAP.md") ? "cap.html" : null),
+  };
+
+  it.each([
+    ["Delivery and leases", "delivery-and-leases"],
+    ["`GET /events`", "get-events"],
+    ["ADR-004 open questions, answered", "adr-004-open-questions-answered"],
+  ])("slugs %j as %j", (text, want) => {
+    expect(slugify(text)).toBe(want);
+  });
+
+  it("rewrites links between pages to relative .html links and keeps fragments", () => {
+    const { html } = renderMarkdown("[spec](../CAP.md#events) and [site](https://example.org)", ctx);
+    expect(html).toContain('href="../cap.html#events"');
+    expect(html).toContain('href="https://example.org" rel="noopener"');
+  });
+
+  it("fails on a link to a markdown file that is not a page", () => {
+    expect(() => renderMarkdown("[x](nowhere.md)", ctx)).toThrow(/not a page of the site/);
+  });
+
+  it("gives headings ids, numbering duplicates, and highlights known languages", () => {
+    const { html, headings } = renderMarkdown("# T\n## A\n## A\n```ts\nconst a = 1;\n```", ctx);
+    expect(headings.map((h) => h.id)).toEqual(["t", "a", "a-1"]);
+    expect(html).toContain('class="hljs language-ts"');
+    expect(html).toContain('<span class="hljs-keyword">const</span>');
+  });
+
+  it("embeds an included file as a code block and fails when it is missing", () => {
+    const { html } = renderMarkdown("<!-- include: ../benchmarks/expected.yaml -->", ctx);
+    expect(html).toContain("language-yaml");
+    expect(() => renderMarkdown("<!-- include: ../missing.py -->", ctx)).toThrow(/does not exist/);
+  });
+
+  it.each([
+    ["index.html", "cap.html", "cap.html"],
+    ["quickstart/a.html", "cap.html", "../cap.html"],
+    ["api/cap.html", "api/admin.html", "admin.html"],
+    ["cap.html", "cap.html", "cap.html"],
+  ])("links from %s to %s as %s", (from, to, want) => {
+    expect(relativeHref(from, to)).toBe(want);
+  });
+});
+
+describe("requirements page", () => {
+  const requirements = normalizeRequirements({
+    requirements: [
+      { id: "CAP-A-1", level: "MUST", text: "A thing.", section: "S", testable: true, feature: null },
+      { id: "CAP-A-2", level: "SHOULD", text: "Another.", section: "S", testable: false, feature: "renew" },
+    ],
+  });
+
+  it("links each requirement to its checks and back, and reports ids the manifest lacks", () => {
+    const checks = normalizeChecks([
+      { id: "events.shape", title: "Shape", level: "MUST", verifies: ["CAP-A-1", "CAP-Z-9"] },
+    ]);
+    const html = renderRequirementsPage({
+      requirements,
+      checks,
+      capAnchors: new Set(["CAP-A-1"]),
+      checksSource: "list",
+    });
+    expect(html).toContain('<tr id="req-CAP-A-1">');
+    expect(html).toContain('href="#check-events-shape"');
+    expect(html).toContain('href="#req-CAP-A-1"');
+    expect(html).toContain('href="cap.html#CAP-A-1"');
+    expect(html).toContain("not black-box testable");
+    expect(html).toContain("<code>events.shape</code> → <code>CAP-Z-9</code>");
+  });
+
+  it("says so when the checks could not be listed", () => {
+    const html = renderRequirementsPage({
+      requirements,
+      checks: null,
+      capAnchors: new Set(),
+      checksSource: "x: not built",
+    });
+    expect(html).toContain("could not be listed at build time");
+  });
+});
