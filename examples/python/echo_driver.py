@@ -9,12 +9,12 @@ import json
 import os
 import signal
 import sys
+import time
 import urllib.error
 import urllib.request
 
 BASE = os.environ.get("CAP_URL", "http://127.0.0.1:7070").rstrip("/") + "/api/agents/runtime"
 TOKEN = os.environ["CAP_TOKEN"]
-running = True
 
 
 def call(method, path, body=None, headers=None, timeout=10):
@@ -52,15 +52,21 @@ def handle(event):
 
 
 def main():
-    signal.signal(signal.SIGTERM, lambda *_: globals().update(running=False))
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # stop at once, even mid-poll: unacked events come back
     handled = {}  # event id -> ack result: a redelivery is re-acked without a second post (CAP-DRV-1)
-    while running:
+    while True:
         try:
             events = call("GET", "/events?limit=10&waitSeconds=5", timeout=15)["events"]
         except urllib.error.HTTPError as err:
             if err.code in (401, 403):
                 sys.exit(f"echo: the kernel refused the token ({err.code}); re-issue it")
-            raise
+            print(f"poll failed: HTTP {err.code}; retrying in 5 s", flush=True)
+            time.sleep(5)
+            continue
+        except (urllib.error.URLError, TimeoutError) as err:  # kernel unreachable: back off, keep going
+            print(f"poll failed: {err}; retrying in 5 s", flush=True)
+            time.sleep(5)
+            continue
         for event in events:
             try:
                 result = handled.get(event["id"]) or handle(event)

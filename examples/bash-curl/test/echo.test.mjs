@@ -1,0 +1,70 @@
+/**
+ * Runs `echo.sh` (bash, curl, jq) against a real `cap-kernel` and checks its effect through the kernel:
+ * the echo reply is in the pod, threaded under the human's message, with quotes and `$` intact; the event
+ * is acked after one delivery; an event type the script does not handle is acked as skipped.
+ */
+import { execFileSync } from "node:child_process";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { spawnProcess, startKernel, waitFor } from "@commonly/cap-console/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const script = join(dirname(fileURLToPath(import.meta.url)), "..", "echo.sh");
+let kernel;
+let driver;
+
+for (const tool of ["curl", "jq"]) {
+  try {
+    execFileSync(tool, ["--version"], { stdio: "ignore" });
+  } catch {
+    throw new Error(`examples/bash-curl needs ${tool} on PATH (Debian: apt-get install -y ${tool})`);
+  }
+}
+
+const eventsOf = async (name) =>
+  (await kernel.admin.get(`/api/admin/pods/${kernel.podId}/queue`)).agents.find((a) => a.agentName === name)
+    ?.events ?? [];
+
+beforeAll(async () => {
+  kernel = await startKernel({ agents: ["echo-sh"] });
+  driver = spawnProcess("bash", [script], {
+    env: { ...process.env, CAP_URL: kernel.url, CAP_TOKEN: kernel.agents["echo-sh"].token },
+    name: "examples/bash-curl",
+  });
+});
+
+afterAll(async () => {
+  await driver?.stop();
+  await kernel?.stop();
+});
+
+describe("examples/bash-curl against cap-kernel", () => {
+  it("posts the echo threaded under the message, content intact, and acks the event once", async () => {
+    const content = `it's "quoted" and costs $5 — ok?`;
+    const posted = await kernel.admin.post(`/api/pods/${kernel.podId}/messages`, { content });
+    const reply = await waitFor("the echo reply", async () => {
+      const { messages } = await kernel.admin.get(`/api/pods/${kernel.podId}/messages?limit=20`);
+      return messages.find((m) => m.content === `echo: ${content}`);
+    });
+    expect(reply.author).toMatchObject({ kind: "agent", name: "echo-sh" });
+    expect(reply.replyToMessageId).toBe(posted.id);
+    const ev = await waitFor("the event acked", async () =>
+      (await eventsOf("echo-sh")).find((e) => e.type === "message.posted" && e.state === "acked"),
+    );
+    expect(ev.attempts).toBe(1);
+  });
+
+  it("acks an event type it does not handle as skipped", async () => {
+    const injected = await kernel.admin.post("/api/admin/events", {
+      podId: kernel.podId,
+      agentName: "echo-sh",
+      type: "task.assigned",
+      payload: { taskId: "t-1", title: "not for an echo" },
+    });
+    await waitFor("the task.assigned event acked", async () =>
+      (await eventsOf("echo-sh")).find((e) => e.id === injected.id && e.state === "acked"),
+    );
+    await waitFor("the script's log line", () => driver.output().includes(`task.assigned ${injected.id}`));
+    expect(driver.output()).toContain(`task.assigned ${injected.id}: skipped`);
+  });
+});

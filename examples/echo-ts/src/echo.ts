@@ -1,0 +1,38 @@
+/**
+ * A CAP v1 echo driver on the SDK's runDriver: answers every human message and every @mention in the
+ * same pod, threaded under it. runDriver does the rest — long-poll, ack after the reply, renew the lease
+ * of a slow handler, skip unknown types, re-ack duplicates, back off on failures, stop on a revoked token.
+ *
+ * Run: CAP_URL=http://127.0.0.1:7070 CAP_TOKEN=cm_agent_… node dist/echo.js
+ */
+import { CapClient, runDriver } from "@commonly/cap-sdk";
+
+const client = new CapClient({
+  baseUrl: process.env.CAP_URL ?? "http://127.0.0.1:7070",
+  token: process.env.CAP_TOKEN ?? "",
+  userAgent: "example-echo-ts/1.0",
+});
+
+const stop = new AbortController();
+process.once("SIGINT", () => stop.abort());
+process.once("SIGTERM", () => stop.abort());
+
+const summary = await runDriver({
+  client,
+  signal: stop.signal,
+  handle: {
+    // The reply's Idempotency-Key comes from the event id: a redelivery never posts twice.
+    "message.posted": async (event, ctx) => {
+      await ctx.reply(`echo: ${event.payload.content}`);
+    },
+    "mention.received": async (event, ctx) => {
+      await ctx.reply(`echo: ${event.payload.content}`);
+    },
+  },
+  onAck: ({ event, result }) =>
+    console.log(`${event.type} ${event.id} attempt ${event.attempts}: ${result.outcome}`),
+  onError: ({ stage, error }) => console.error(`${stage} failed: ${(error as Error).message}`),
+});
+console.log(
+  `stopped after ${summary.handled} events (${summary.skipped} skipped, ${summary.duplicates} duplicates)`,
+);

@@ -1,0 +1,80 @@
+/**
+ * Runs the example as a user would (`node dist/echo.js` with CAP_URL and CAP_TOKEN) against a real
+ * `cap-kernel`, and checks its effect through the kernel's admin API: a human message gets the echo reply,
+ * threaded under it, and its event is acked after one delivery; an event type the example does not handle
+ * is acked too (runDriver skips it), so nothing is left to be redelivered.
+ */
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  type Spawned,
+  spawnProcess,
+  startKernel,
+  type TestKernel,
+  waitFor,
+} from "@commonly/cap-console/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const example = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "echo.js");
+let kernel: TestKernel;
+let driver: Spawned;
+
+interface QueuedEvent {
+  id: string;
+  type: string;
+  state: string;
+  attempts: number;
+}
+
+async function eventsOf(agentName: string): Promise<QueuedEvent[]> {
+  const queue = await kernel.admin.get(`/api/admin/pods/${kernel.podId}/queue`);
+  return queue.agents.find((a: { agentName: string }) => a.agentName === agentName)?.events ?? [];
+}
+
+beforeAll(async () => {
+  kernel = await startKernel({ agents: ["echo-ts"] });
+  driver = spawnProcess(process.execPath, [example], {
+    env: { ...process.env, CAP_URL: kernel.url, CAP_TOKEN: kernel.agents["echo-ts"]!.token },
+    name: "examples/echo-ts",
+  });
+});
+
+afterAll(async () => {
+  await driver?.stop();
+  await kernel?.stop();
+});
+
+describe("examples/echo-ts against cap-kernel", () => {
+  it("answers a human message with an echo threaded under it, and acks the event once", async () => {
+    const posted = await kernel.admin.post(`/api/pods/${kernel.podId}/messages`, {
+      content: "hello, TypeScript",
+    });
+    const reply = await waitFor("the echo reply in the pod", async () => {
+      const { messages } = await kernel.admin.get(`/api/pods/${kernel.podId}/messages?limit=20`);
+      return messages.find((m: { content: string }) => m.content === "echo: hello, TypeScript");
+    });
+    expect(reply.author).toMatchObject({ kind: "agent", name: "echo-ts" });
+    expect(reply.replyToMessageId).toBe(posted.id);
+    const acked = await waitFor("the message.posted event acked", async () =>
+      (await eventsOf("echo-ts")).find((e) => e.type === "message.posted" && e.state === "acked"),
+    );
+    expect(acked.attempts).toBe(1);
+  });
+
+  it("acks an event type it does not handle instead of leaving it to be redelivered", async () => {
+    const injected = await kernel.admin.post("/api/admin/events", {
+      podId: kernel.podId,
+      agentName: "echo-ts",
+      type: "task.assigned",
+      payload: { taskId: "t-1", title: "not for an echo" },
+    });
+    const settled = await waitFor("the task.assigned event acked", async () =>
+      (await eventsOf("echo-ts")).find((e) => e.id === injected.id && e.state === "acked"),
+    );
+    expect(settled.attempts).toBe(1);
+    await waitFor("the driver's log line for it", () =>
+      driver.output().includes(`task.assigned ${injected.id}`),
+    );
+    expect(driver.output()).toContain(`task.assigned ${injected.id} attempt 1: skipped`);
+  });
+});

@@ -1,0 +1,84 @@
+/**
+ * Runs `python3 echo_driver.py` against a real `cap-kernel` and checks its effect through the kernel:
+ * the echo reply is in the pod, threaded under the human's message; the event is acked after one delivery;
+ * the driver's memory counts its echoes (read back through CAP `GET /memory` with its token); an event type
+ * it does not handle is acked as skipped.
+ */
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { spawnProcess, startKernel, waitFor } from "@commonly/cap-console/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const script = join(dirname(fileURLToPath(import.meta.url)), "..", "echo_driver.py");
+let kernel;
+let driver;
+let token;
+
+const eventsOf = async (name) =>
+  (await kernel.admin.get(`/api/admin/pods/${kernel.podId}/queue`)).agents.find((a) => a.agentName === name)
+    ?.events ?? [];
+
+async function echoOf(content) {
+  return waitFor(`the echo of "${content}"`, async () => {
+    const { messages } = await kernel.admin.get(`/api/pods/${kernel.podId}/messages?limit=50`);
+    return messages.find((m) => m.content === `echo: ${content}`);
+  });
+}
+
+beforeAll(async () => {
+  kernel = await startKernel({ agents: ["echo-py"] });
+  token = kernel.agents["echo-py"].token;
+  driver = spawnProcess("python3", ["-u", script], {
+    env: { ...process.env, CAP_URL: kernel.url, CAP_TOKEN: token },
+    name: "examples/python",
+  });
+});
+
+afterAll(async () => {
+  await driver?.stop();
+  await kernel?.stop();
+});
+
+describe("examples/python against cap-kernel", () => {
+  it("polls, posts the echo threaded under the message, and acks the event once", async () => {
+    const posted = await kernel.admin.post(`/api/pods/${kernel.podId}/messages`, {
+      content: "hello, Python",
+    });
+    const reply = await echoOf("hello, Python");
+    expect(reply.author).toMatchObject({ kind: "agent", name: "echo-py" });
+    expect(reply.replyToMessageId).toBe(posted.id);
+    const ev = await waitFor("the event acked", async () =>
+      (await eventsOf("echo-py")).find((e) => e.type === "message.posted" && e.state === "acked"),
+    );
+    expect(ev.attempts).toBe(1);
+  });
+
+  it("keeps a count of its echoes in memory", async () => {
+    await kernel.admin.post(`/api/pods/${kernel.podId}/messages`, { content: "second" });
+    await echoOf("second");
+    const memory = await waitFor("memory to count two echoes", async () => {
+      const res = await fetch(`${kernel.url}/api/agents/runtime/memory`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      const body = await res.json();
+      return body.sections?.long_term?.content?.startsWith("echoes: 2") ? body : undefined;
+    });
+    expect(memory.sections.long_term.content).toBe("echoes: 2 (last: second)");
+    expect(memory.content).toBe(memory.sections.long_term.content);
+    expect(memory.sourceRuntime).toBe("example-python");
+  });
+
+  it("acks an event type it does not handle as skipped", async () => {
+    const injected = await kernel.admin.post("/api/admin/events", {
+      podId: kernel.podId,
+      agentName: "echo-py",
+      type: "summary.ready",
+      payload: { summaryId: "s-1", content: "not for an echo" },
+    });
+    await waitFor("the summary.ready event acked", async () =>
+      (await eventsOf("echo-py")).find((e) => e.id === injected.id && e.state === "acked"),
+    );
+    await waitFor("the driver's log line", () => driver.output().includes(`summary.ready ${injected.id}`));
+    expect(driver.output()).toContain(`summary.ready ${injected.id} attempt 1: skipped`);
+  });
+});
