@@ -12,7 +12,9 @@ const manifest = await loadManifest();
 
 describe("the checks and the requirements manifest", () => {
   it("cite only requirement ids the manifest defines", () => {
-    const unknown = allChecks.flatMap((c) => c.verifies.filter((id) => !manifest.byId.has(id)).map((id) => `${c.id}: ${id}`));
+    const unknown = allChecks.flatMap((c) =>
+      c.verifies.filter((id) => !manifest.byId.has(id)).map((id) => `${c.id}: ${id}`),
+    );
     expect(unknown).toEqual([]);
   });
 

@@ -1,0 +1,95 @@
+/**
+ * The suite proves itself against the reference kernel: every applicable check passes (exit 0) on SQLite,
+ * on PostgreSQL, and on two PostgreSQL replicas given as two --url values; the JSON report validates
+ * against the published report schema. Known kernel bugs live in reference-kernel.expected-failures.yaml
+ * (which can only shrink).
+ */
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Ajv2020 from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import { afterAll, describe, expect, it } from "vitest";
+import { provisionFixture, type RunningKernel, sqliteUrl, startKernel } from "./support/kernel.js";
+import { freshDatabase, pgSkipReason, pgUrl } from "./support/postgres.js";
+import { runCli } from "./support/run-cli.js";
+
+const baseline = join(import.meta.dirname, "reference-kernel.expected-failures.yaml");
+const schema = JSON.parse(
+  readFileSync(join(import.meta.dirname, "..", "schema", "report-v1.schema.json"), "utf8"),
+);
+const ajv = new Ajv2020.default({ allErrors: true, strict: false });
+addFormats.default(ajv);
+const validateReport = ajv.compile(schema);
+
+const kernels: RunningKernel[] = [];
+const cleanups: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const k of kernels) await k.stop();
+  for (const c of cleanups) await c();
+});
+
+async function suiteAgainst(db: string, replicas: number) {
+  const opts = { db, leaseSeconds: 1, maxAttempts: 3 };
+  const first = await startKernel(opts);
+  kernels.push(first);
+  const urls = [first.url];
+  for (let i = 1; i < replicas; i++) {
+    const k = await startKernel(opts);
+    kernels.push(k);
+    urls.push(k.url);
+  }
+  const { path } = await provisionFixture({ ...opts, baseUrl: first.url });
+  const out = mkdtempSync(join(tmpdir(), "cap-conformance-reports-"));
+  const reports = ["json", "junit", "markdown", "html"].map((f) => `${f}=${join(out, `report.${f}`)}`);
+  const args = ["run", "--fixture", path, "--baseline", baseline, ...urls.flatMap((u) => ["--url", u])];
+  const result = await runCli([...args, ...reports.flatMap((r) => ["--report", r])]);
+  const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8"));
+  return { result, report, out };
+}
+
+function expectAllPassed(result: Awaited<ReturnType<typeof suiteAgainst>>) {
+  const { report, result: cli } = result;
+  const notPassed = report.checks
+    .filter((c: { status: string }) => c.status !== "passed" && c.status !== "expected-failure")
+    .map(
+      (c: { id: string; status: string; reason?: string; failures: { message: string }[] }) =>
+        `${c.id}: ${c.status} ${c.reason ?? ""} ${c.failures.map((f) => f.message).join("; ")}`,
+    );
+  expect(notPassed).toEqual([]);
+  expect(cli.code, cli.stdout.slice(-3000)).toBe(0);
+  expect(report.summary.skipped).toBe(0);
+}
+
+describe("cap-conformance against the reference kernel", () => {
+  it("passes every check on SQLite, and writes a JSON report that matches the published schema", async () => {
+    const run = await suiteAgainst(sqliteUrl(), 1);
+    expectAllPassed(run);
+    expect(validateReport(run.report), JSON.stringify(validateReport.errors)).toBe(true);
+    const junit = readFileSync(join(run.out, "report.junit"), "utf8");
+    expect(junit).toMatch(/^<\?xml[^>]+\?>\n<testsuites name="cap-conformance" tests="\d+" failures="0"/);
+    const md = readFileSync(join(run.out, "report.markdown"), "utf8");
+    expect(md).toContain("| CAP-LEASE-3 | MUST |  | ✅ passed |");
+    const html = readFileSync(join(run.out, "report.html"), "utf8");
+    expect(html).not.toMatch(/<(script|link|img)\b/);
+    expect(run.result.stdout).not.toMatch(/cm_agent_[0-9a-f]{64}/);
+    expect(JSON.stringify(run.report)).not.toMatch(/cm_agent_[0-9a-f]{64}/);
+  });
+
+  it.skipIf(!pgUrl)(`passes every check on PostgreSQL${pgUrl ? "" : ` (${pgSkipReason})`}`, async () => {
+    const db = await freshDatabase();
+    cleanups.push(db.drop);
+    expectAllPassed(await suiteAgainst(db.url, 1));
+  });
+
+  it.skipIf(!pgUrl)(
+    `passes every check on two PostgreSQL replicas given as two --url${pgUrl ? "" : ` (${pgSkipReason})`}`,
+    async () => {
+      const db = await freshDatabase();
+      cleanups.push(db.drop);
+      const run = await suiteAgainst(db.url, 2);
+      expectAllPassed(run);
+      expect(run.report.target.urls).toHaveLength(2);
+    },
+  );
+});

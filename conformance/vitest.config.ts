@@ -1,0 +1,11 @@
+import { defineConfig } from "vitest/config";
+
+// Suite runs against real kernels measure time (leases, long-polls): one test file at a time keeps the two
+// cores for the kernel under test instead of a second suite run.
+export default defineConfig({
+  test: {
+    fileParallelism: false,
+    testTimeout: 180_000,
+    hookTimeout: 60_000,
+  },
+});
