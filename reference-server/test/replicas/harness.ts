@@ -1,0 +1,200 @@
+/**
+ * Process-level harness for the PostgreSQL replica, concurrency and crash tests: a throwaway database per
+ * test file, `cap-kernel provision` and `cap-kernel serve` as real child processes on real sockets (the
+ * built dist/bin.js; test/global-setup.ts rebuilds it when src/ is newer), and a small HTTP client.
+ *
+ * Must never: sleep a guessed amount (everything waits for a condition against a deadline), or leave a
+ * child process or a database behind (stopAll / dropDatabase in afterAll).
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import pg from "pg";
+
+export const PG_URL = process.env.CAP_TEST_PG_URL;
+export const SKIP_REASON = PG_URL ? "" : " (skipped: CAP_TEST_PG_URL not set — .ci/run starts PostgreSQL)";
+
+const BIN = join(resolve(dirname(fileURLToPath(import.meta.url)), "..", ".."), "dist", "bin.js");
+
+export async function waitFor(
+  what: string,
+  cond: () => boolean | Promise<boolean>,
+  timeoutMs = 15_000,
+  everyMs = 20,
+): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+async function admin<T>(fn: (c: pg.Client) => Promise<T>, url = PG_URL!): Promise<T> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
+/** Creates an empty database for one test file; returns its URL. */
+export async function createDatabase(prefix: string): Promise<string> {
+  const name = `${prefix}_${randomBytes(5).toString("hex")}`;
+  await admin((c) => c.query(`CREATE DATABASE "${name}"`));
+  const u = new URL(PG_URL!);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+export async function dropDatabase(url: string): Promise<void> {
+  const name = new URL(url).pathname.slice(1);
+  await admin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+}
+
+/** Runs a query against a test database (the kernel's tables live in its public schema). */
+export function sql<R extends pg.QueryResultRow = pg.QueryResultRow>(
+  url: string,
+  text: string,
+  values: unknown[] = [],
+): Promise<R[]> {
+  return admin(async (c) => (await c.query<R>(text, values)).rows, url);
+}
+
+export interface Provisioned {
+  users: { id: string; name: string; isAdmin: boolean; token: string }[];
+  pods: { id: string; name: string }[];
+  agents: { name: string; instanceId: string; podId: string; pod: string; token: string; tokenId: string }[];
+}
+
+export async function provision(db: string, args: string[]): Promise<Provisioned> {
+  const { stdout } = await promisify(execFile)(process.execPath, [BIN, "provision", "--db", db, ...args], {
+    timeout: 60_000,
+  });
+  return JSON.parse(stdout) as Provisioned;
+}
+
+const running = new Set<KernelProcess>();
+
+/** One `cap-kernel serve` child process on an ephemeral port. */
+export class KernelProcess {
+  output = "";
+  url = "";
+  private readonly exited: Promise<number | null>;
+  private exitCode: number | null | undefined;
+
+  private constructor(readonly proc: ChildProcess) {
+    this.exited = new Promise((r) => proc.once("exit", (code) => r(code)));
+    void this.exited.then((c) => {
+      this.exitCode = c;
+    });
+    const collect = (d: Buffer) => {
+      this.output += d.toString();
+    };
+    proc.stdout!.on("data", collect);
+    proc.stderr!.on("data", collect);
+  }
+
+  static async start(
+    db: string,
+    opts: { leaseSeconds: number; maxAttempts?: number },
+  ): Promise<KernelProcess> {
+    const args = [BIN, "serve", "--db", db, "--port", "0", "--lease-seconds", String(opts.leaseSeconds)];
+    if (opts.maxAttempts) args.push("--max-attempts", String(opts.maxAttempts));
+    args.push("--log-level", "warn");
+    const k = new KernelProcess(spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] }));
+    running.add(k);
+    await waitFor(
+      "cap-kernel serve to listen",
+      () => {
+        if (k.exitCode !== undefined)
+          throw new Error(`cap-kernel serve exited (${k.exitCode}):\n${k.output}`);
+        k.url = /listening on (http:\/\/\S+)/.exec(k.output)?.[1] ?? "";
+        return k.url !== "";
+      },
+      60_000,
+    );
+    return k;
+  }
+
+  /** SIGTERM (graceful) or SIGKILL (crash); resolves when the process is gone. */
+  async stop(signal: NodeJS.Signals = "SIGTERM"): Promise<number | null> {
+    running.delete(this);
+    if (this.proc.exitCode === null && this.proc.signalCode === null) this.proc.kill(signal);
+    const t = setTimeout(() => this.proc.kill("SIGKILL"), 20_000);
+    try {
+      return await this.exited;
+    } finally {
+      clearTimeout(t);
+    }
+  }
+
+  async metric(name: string): Promise<number> {
+    const text = await (await fetch(`${this.url}/metrics`)).text();
+    const line = text.split("\n").find((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`));
+    return line ? Number(line.slice(line.lastIndexOf(" ") + 1)) : Number.NaN;
+  }
+}
+
+export async function stopAll(): Promise<void> {
+  await Promise.all([...running].map((k) => k.stop("SIGKILL")));
+}
+
+export interface WireEvent {
+  id: string;
+  type: string;
+  podId: string;
+  payload: Record<string, unknown>;
+  attempts: number;
+  createdAt: string;
+  leaseExpiresAt?: string;
+}
+
+export async function call(
+  base: string,
+  method: string,
+  path: string,
+  token: string,
+  body?: unknown,
+): Promise<{ status: number; body: unknown }> {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+const CAP = "/api/agents/runtime";
+
+export async function poll(base: string, token: string, limit: number, waitSeconds: number) {
+  const r = await call(base, "GET", `${CAP}/events?limit=${limit}&waitSeconds=${waitSeconds}`, token);
+  if (r.status !== 200) throw new Error(`poll answered ${r.status}: ${JSON.stringify(r.body)}`);
+  return (r.body as { events: WireEvent[] }).events;
+}
+
+export async function ack(base: string, token: string, id: string) {
+  return call(base, "POST", `${CAP}/events/${id}/ack`, token, { result: { outcome: "acknowledged" } });
+}
+
+/** Operator event injection through the admin surface (a human token); returns the event id. */
+export async function emit(
+  base: string,
+  humanToken: string,
+  input: { agentName: string; podId: string; payload?: Record<string, unknown> },
+): Promise<string> {
+  const r = await call(base, "POST", "/api/admin/events", humanToken, {
+    type: "task.assigned",
+    payload: {},
+    ...input,
+  });
+  if (r.status !== 201) throw new Error(`emit answered ${r.status}: ${JSON.stringify(r.body)}`);
+  return (r.body as { id: string }).id;
+}

@@ -1,0 +1,77 @@
+/**
+ * Secrets: the database file holds no raw token or join code (only SHA-256 hashes), and the logs never
+ * contain one — not in request logs, not in error logs, not when a token is sent in the wrong place.
+ */
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { createLogger } from "../../src/http/logger.js";
+import { sha256Hex } from "../../src/secrets.js";
+import { openSqliteStore } from "../../src/store/sqlite/index.js";
+import { makeWorld } from "../helpers/world.js";
+
+describe("secrets at rest and in logs", () => {
+  it("keeps no issued token or join code in the SQLite file, only their hashes", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cap-secrets-"));
+    const store = openSqliteStore({ path: join(dir, "k.db") });
+    const w = await makeWorld({ store });
+    const issued = [w.adminToken, w.alpha.token, w.beta.token, w.gamma.token];
+    const bob = await w.adminApi("POST", "/users", { name: "bob" });
+    issued.push(bob.json().token);
+    const code = (await w.adminApi("POST", `/pods/${w.podA.id}/join-codes`, { agentName: "joiner" })).json()
+      .code;
+    const joined = await w.req({ method: "POST", url: "/api/joins/redeem", body: { code } });
+    issued.push(code, joined.json().token);
+    await w.cap(w.alpha.token, "PUT", "/memory", { content: "memory" });
+    await w.app.close();
+    await store.close();
+    const bytes = readdirSync(dir)
+      .map((f) => readFileSync(join(dir, f)).toString("latin1"))
+      .join("\n");
+    expect(bytes).toContain(sha256Hex(w.alpha.token));
+    for (const secret of issued) {
+      expect(secret).toMatch(/^cm_(agent|user|join)_/);
+      expect(bytes.includes(secret)).toBe(false);
+      expect(bytes.includes(secret.slice(-40))).toBe(false);
+    }
+  });
+
+  it("never writes a token to the logs", async () => {
+    const lines: string[] = [];
+    const stream = new Writable({
+      write(chunk, _enc, cb) {
+        lines.push(chunk.toString());
+        cb();
+      },
+    });
+    const w = await makeWorld({ logger: createLogger({ level: "trace", stream }) });
+    const tokens = [w.adminToken, w.alpha.token, w.beta.token];
+    await w.cap(w.alpha.token, "GET", "/events");
+    await w.cap(w.alpha.token, "POST", `/pods/${w.podA.id}/messages`, {
+      content: `my token is ${w.alpha.token}`,
+    });
+    await w.req({
+      url: `/api/agents/runtime/info?token=${w.beta.token}`,
+      headers: { "x-commonly-agent-token": w.beta.token },
+    });
+    await w.req({ url: "/api/agents/runtime/info", headers: { authorization: `Basic ${w.alpha.token}` } });
+    const issued = await w.adminApi("POST", `/registry/pods/${w.podA.id}/agents/alpha/runtime-tokens`, {});
+    tokens.push(issued.json().token);
+    const code = (await w.adminApi("POST", `/pods/${w.podA.id}/join-codes`, { agentName: "j" })).json().code;
+    await w.req({ method: "POST", url: "/api/joins/redeem", body: { code } });
+    tokens.push(code);
+    w.app.log.error(
+      { token: w.gamma.token, headers: { authorization: `Bearer ${w.gamma.token}` } },
+      `oops ${w.gamma.token}`,
+    );
+    tokens.push(w.gamma.token);
+    await w.app.close();
+    const log = lines.join("");
+    expect(lines.length).toBeGreaterThan(10);
+    expect(log).toContain("[REDACTED]");
+    for (const t of tokens) expect(log.includes(t)).toBe(false);
+    expect(log).not.toMatch(/cm_(agent|user|join)_[0-9a-f]{16}/);
+  });
+});
