@@ -57,9 +57,9 @@ describe("pull-only", () => {
       };
       await w.adminApi("POST", "/registry/publish", {
         name: "hooky",
-        webhookUrl: `${url}/install`,
-        endpoint: url,
         ...links,
+        installWebhook: `${url}/install`,
+        endpoint: url,
       });
       await w.adminApi("POST", "/registry/install", { agentName: "hooky", podId: w.podA.id });
       const tok = (
