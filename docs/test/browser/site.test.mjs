@@ -4,6 +4,8 @@
  * internal links to missing pages or missing #fragments, and any request for a host other than 127.0.0.1
  * (blocked, then reported: the site must work with no network). Saves screenshots of the landing page and the
  * CAP API reference to docs/test-results/ and prints their paths.
+ *
+ * CAP_TEST_DOCS_URL (e.g. http://127.0.0.1:7070/docs/) runs the same test against a kernel serving the site.
  */
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -30,7 +32,10 @@ const fragmentsWanted = []; // {from, page, fragment}
 const idsByPage = new Map();
 
 beforeAll(async () => {
-  server = await startStaticServer(siteDir, "/docs/");
+  const external = process.env.CAP_TEST_DOCS_URL;
+  server = external
+    ? { url: external.endsWith("/") ? external : `${external}/`, close: async () => {} }
+    : await startStaticServer(siteDir, "/docs/");
   browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   mkdirSync(resultsDir, { recursive: true });
