@@ -14,7 +14,7 @@
  * Exit code 1 when any scenario failed (its figures are then listed as skipped with the error).
  */
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -128,6 +128,9 @@ function wakeLoadEvents(rate) {
 
 const missing = kernelMissing();
 log(`sizes: ${args.quick ? "quick" : "full"}; results → ${relative(process.cwd(), outFile)}`);
+if (loadavg()[0] > 1) {
+  log(`warning: load average ${loadavg().map((n) => n.toFixed(2)).join(" / ")} — other work is running; figures will be noisy`);
+}
 
 const first = await measureBaseline(ctx);
 const rates = {};
@@ -188,6 +191,7 @@ if (missing) {
 }
 const last = await measureBaseline(ctx);
 const baseline = (first.perSecond + last.perSecond) / 2;
+const drift = Math.abs(first.perSecond - last.perSecond) / baseline;
 report.setBaseline(baseline);
 report.add({
   id: "fastify-hello-post",
@@ -199,7 +203,8 @@ report.add({
   notes:
     `mean of ${Math.round(first.perSecond)} req/s at the start and ${Math.round(last.perSecond)} req/s at the end of the run; ` +
     `8 keep-alive connections from the bench's node:http generator; server at ${round(first.serverCpu * 100)} % / ${round(last.serverCpu * 100)} % of a core, ` +
-    `generator at ${round(first.clientCpu * 100)} % / ${round(last.clientCpu * 100)} %`,
+    `generator at ${round(first.clientCpu * 100)} % / ${round(last.clientCpu * 100)} %` +
+    (drift > 0.2 ? `; the two differ by ${round(drift * 100)} %: the machine was not quiet, so ratios are noisy` : ""),
 });
 
 const doc = report.finish();

@@ -8,7 +8,7 @@ export const SIZES = {
     warmupMs: 1000,
     baselineMs: 5000,
     drainEvents: 50_000,
-    drainTimeoutMs: 90_000,
+    drainTimeoutMs: 120_000,
     chains: 4,
     conversationalMs: 8000,
     wakeSamples: 500,
