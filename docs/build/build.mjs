@@ -104,17 +104,20 @@ function loadChecks() {
 function anchorRequirementIds(html) {
   if (!reqIds.size) return html;
   const pattern = new RegExp(`\\b(${[...reqIds].map((id) => id.replace(/[-]/g, "\\-")).join("|")})\\b`, "g");
-  // Only in text, never inside tags or existing links/code attributes: split on tags and touch text parts.
+  // Only in text, never inside tags, links or code blocks: split on tags and touch text parts.
   let inAnchor = 0;
+  let inPre = 0;
   return html
     .split(/(<[^>]+>)/)
     .map((part) => {
       if (part.startsWith("<")) {
         if (/^<a[\s>]/.test(part)) inAnchor++;
         else if (part === "</a>") inAnchor = Math.max(0, inAnchor - 1);
+        else if (/^<pre[\s>]/.test(part)) inPre++;
+        else if (part === "</pre>") inPre = Math.max(0, inPre - 1);
         return part;
       }
-      if (inAnchor) return part;
+      if (inAnchor || inPre) return part;
       return part.replace(pattern, (id) => {
         const first = !capAnchors.has(id);
         capAnchors.add(id);

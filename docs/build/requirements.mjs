@@ -35,6 +35,11 @@ export function normalizeChecks(list) {
   }));
 }
 
+/** Escapes text and turns `backticks` into <code>. */
+export function inlineCode(text) {
+  return escapeHtml(text).replace(/`([^`]+)`/g, "<code>$1</code>");
+}
+
 export function anchorOf(prefix, id) {
   return `${prefix}-${id.replace(/[^A-Za-z0-9_-]/g, "-")}`;
 }
@@ -70,7 +75,7 @@ export function renderRequirementsPage({ requirements, checks, capAnchors, check
         ? `<a href="cap.html#${escapeHtml(r.id)}">${escapeHtml(r.section || "CAP.md")}</a>`
         : escapeHtml(r.section);
       const cap = r.capability ? ` <span class="tag">${escapeHtml(r.capability)}</span>` : "";
-      return `<tr id="${anchorOf("req", r.id)}"><td><code>${escapeHtml(r.id)}</code></td><td><span class="level l-${r.level.toLowerCase()}">${escapeHtml(r.level)}</span>${cap}</td><td>${escapeHtml(r.text)}</td><td>${spec}</td><td>${checkLinks}</td></tr>`;
+      return `<tr id="${anchorOf("req", r.id)}"><td><code>${escapeHtml(r.id)}</code></td><td><span class="level l-${r.level.toLowerCase()}">${escapeHtml(r.level)}</span>${cap}</td><td>${inlineCode(r.text)}</td><td>${spec}</td><td>${checkLinks}</td></tr>`;
     })
     .join("\n");
 
@@ -83,7 +88,7 @@ export function renderRequirementsPage({ requirements, checks, capAnchors, check
             : `<code class="unknown">${escapeHtml(id)}</code>`,
         )
         .join(" ");
-      return `<tr id="${anchorOf("check", c.id)}"><td><code>${escapeHtml(c.id)}</code></td><td>${escapeHtml(c.family)}</td><td>${escapeHtml(c.title)}</td><td>${escapeHtml(c.level)}</td><td>${reqs}</td></tr>`;
+      return `<tr id="${anchorOf("check", c.id)}"><td><code>${escapeHtml(c.id)}</code></td><td>${escapeHtml(c.family)}</td><td>${inlineCode(c.title)}</td><td>${escapeHtml(c.level)}</td><td>${reqs}</td></tr>`;
     })
     .join("\n");
 
