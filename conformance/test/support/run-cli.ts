@@ -8,12 +8,12 @@ export interface CliResult {
 }
 
 export async function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
-  let stdout = "";
-  let stderr = "";
+  const out: string[] = [];
+  const err: string[] = [];
   const code = await main(args, {
-    stdout: { write: (s) => void (stdout += s), isTTY: false },
-    stderr: { write: (s) => void (stderr += s), isTTY: false },
+    stdout: { write: (s) => out.push(s), isTTY: false },
+    stderr: { write: (s) => err.push(s), isTTY: false },
     env,
   });
-  return { code, stdout, stderr };
+  return { code, stdout: out.join(""), stderr: err.join("") };
 }

@@ -1,0 +1,7 @@
+/** Every broken kernel the suite must catch. */
+import type { BrokenKernel } from "./env.js";
+import { accessKernels } from "./kernels-access.js";
+import { contentKernels } from "./kernels-content.js";
+import { eventKernels } from "./kernels-events.js";
+
+export const brokenKernels: BrokenKernel[] = [...accessKernels, ...eventKernels, ...contentKernels];
