@@ -5,6 +5,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     fileParallelism: false,
+    globalSetup: ["test/global-setup.ts"],
     testTimeout: 180_000,
     hookTimeout: 60_000,
   },

@@ -80,7 +80,12 @@ export function parseFixture(doc: unknown, source = "fixture"): Fixture {
   });
   const pods = (d.pods ?? {}) as Json;
   const shared = str(pods.shared) ?? inferShared(agents);
-  const other = str(pods.other) ?? agents.flatMap((a) => a.pods).find((p) => p !== shared);
+  const other =
+    str(pods.other) ??
+    agents
+      .filter((a) => shared && !a.pods.includes(shared))
+      .flatMap((a) => a.pods)
+      .find((p) => p !== shared);
   if (!shared || !other)
     throw new ConfigError(
       `${source}: needs a pod shared by two agents and another pod ("pods": {"shared", "other"})`,
