@@ -15,6 +15,10 @@ export interface TokenRecord {
   runtimeToken: string;
   adapter: string;
   adapterOptions?: Record<string, unknown>;
+  /** Kernel id of the runtime token, so `agent detach` can revoke exactly it. */
+  tokenId?: string;
+  /** Working directory of the wrapped CLI, when not the default. */
+  cwd?: string;
   /** ISO 8601. */
   savedAt: string;
 }

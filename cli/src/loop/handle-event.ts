@@ -1,0 +1,176 @@
+/**
+ * One turn of the wrapped CLI for one CAP event — the handler runDriver calls, one at a time:
+ *
+ *   GET /memory → long_term, session id of the pod → adapter.spawn (spinner) → save the session →
+ *   POST /memory/sync (only when the CLI returned a memory block) → post the reply in parts, each
+ *   with Idempotency-Key `reply:<eventId>:<n>` → return the ack result.
+ *
+ * Throwing means "not handled": runDriver does not ack, stops the batch and applies the retry
+ * circuit with the AdapterError's `kind` as the failure class. When the spawn succeeded but a later
+ * step failed, the output is kept in memory and reused when the event comes back (ADR-005 invariant
+ * 7), so a retry neither runs the model again nor posts different text; and a post that the kernel
+ * answers 422 `idempotency_key_reused` was posted by an earlier attempt, so it counts as posted.
+ * This module never acks and never prints directly: the reporter does.
+ */
+import { type AckResult, CapHttpError, type Event, type HandlerContext } from "@commonly/cap-sdk";
+import type { CmdAdapterOptions } from "../adapters/cmd.js";
+import type { Adapter, SpawnResult } from "../adapters/types.js";
+import { preview } from "../cli/terminal.js";
+import { idempotencyKey, shouldPost, splitReply } from "../reply.js";
+import type { SessionStore } from "../state/sessions.js";
+import { isHeartbeatType, turnFromEvent } from "../turn.js";
+import { describeInvocation } from "./invocation.js";
+import type { Reporter } from "./reporter.js";
+
+export interface TurnDeps {
+  adapter: Adapter;
+  adapterName: string;
+  cmdOptions?: Partial<CmdAdapterOptions>;
+  sessions: SessionStore;
+  cwd: string;
+  env: Record<string, string | undefined>;
+  timeoutMs: number;
+  /** Largest post in UTF-8 bytes (from /info). */
+  maxMessageBytes(): number;
+  /** Aborts a running CLI at once (a second Ctrl+C). */
+  kill: AbortSignal;
+  report: Reporter;
+}
+
+const CACHE_LIMIT = 20;
+
+function linked(a: AbortSignal, b: AbortSignal): AbortSignal {
+  return AbortSignal.any([a, b]);
+}
+
+export function createTurnHandler(deps: TurnDeps) {
+  const { report } = deps;
+  const outputs = new Map<string, SpawnResult>();
+
+  async function spawnTurn(event: Event, turn: string, ctx: HandlerContext): Promise<SpawnResult> {
+    const memory = await ctx.client.getMemory({ signal: ctx.signal });
+    const memoryLongTerm = memory.sections.long_term?.content ?? "";
+    const session = await deps.sessions.get(event.podId);
+    report.say("info", "spawn", `spawning: ${describeInvocation(deps.adapterName, turn, deps.cmdOptions)}`, {
+      eventId: event.id,
+      adapter: deps.adapterName,
+      sessionId: session?.sessionId ?? null,
+      memoryBytes: Buffer.byteLength(memoryLongTerm),
+    });
+    const spinner = report.spin(`${deps.adapterName} is working…`);
+    const started = Date.now();
+    let result: SpawnResult;
+    try {
+      result = await deps.adapter.spawn(turn, {
+        sessionId: session?.sessionId ?? null,
+        cwd: deps.cwd,
+        env: {
+          ...deps.env,
+          COMMONLY_EVENT_ID: event.id,
+          COMMONLY_EVENT_TYPE: event.type,
+          COMMONLY_POD_ID: event.podId,
+        },
+        memoryLongTerm,
+        metadata: { eventId: event.id, type: event.type, podId: event.podId, attempts: event.attempts },
+        timeoutMs: deps.timeoutMs,
+        signal: linked(ctx.signal, deps.kill),
+      });
+    } finally {
+      spinner.stop();
+    }
+    report.say("debug", "spawned", `${deps.adapterName} answered in ${Date.now() - started} ms`, {
+      eventId: event.id,
+      ms: Date.now() - started,
+      bytes: Buffer.byteLength(result.text),
+    });
+    if (result.newSessionId) await deps.sessions.set(event.podId, result.newSessionId);
+    return result;
+  }
+
+  async function post(event: Event, text: string, ctx: HandlerContext): Promise<AckResult> {
+    const parts = splitReply(text, deps.maxMessageBytes());
+    const replyTo = typeof event.payload.messageId === "string" ? event.payload.messageId : undefined;
+    let messageId: string | undefined;
+    let earlier = 0;
+    for (const [i, content] of parts.entries()) {
+      try {
+        const posted = await ctx.client.postMessage(
+          event.podId,
+          { content, ...(replyTo ? { replyToMessageId: replyTo } : {}) },
+          { idempotencyKey: idempotencyKey(event.id, i), signal: ctx.signal },
+        );
+        messageId = posted.id;
+        if (posted.replayed) earlier++;
+      } catch (err) {
+        if (!(err instanceof CapHttpError && err.code === "idempotency_key_reused")) throw err;
+        earlier++;
+      }
+    }
+    const bytes = Buffer.byteLength(text);
+    const how =
+      parts.length > 1 ? `posted in ${parts.length} messages (${bytes} bytes)` : `posted (${bytes} bytes)`;
+    const note = earlier > 0 ? ` — ${earlier} part(s) had been posted by an earlier attempt` : "";
+    report.say(
+      "info",
+      "posted",
+      `→ ${how}${note}`,
+      { eventId: event.id, parts: parts.length, bytes, messageId },
+      "good",
+    );
+    return {
+      outcome: "posted",
+      ...(messageId ? { messageId } : {}),
+      ...(parts.length > 1 ? { details: { parts: parts.length } } : {}),
+    };
+  }
+
+  return async function handle(event: Event, ctx: HandlerContext): Promise<AckResult> {
+    const turn = turnFromEvent(event);
+    const content = typeof event.payload.content === "string" ? ` ${preview(event.payload.content)}` : "";
+    const retry = event.attempts > 1 ? ` (delivery ${event.attempts})` : "";
+    report.say("info", "event", `← ${event.type}${content}${retry}`, {
+      eventId: event.id,
+      type: event.type,
+      podId: event.podId,
+      attempts: event.attempts,
+    });
+    let result = outputs.get(event.id);
+    if (result) {
+      report.say("info", "reuse", "reusing the output of the earlier attempt (no new spawn)", {
+        eventId: event.id,
+      });
+    } else {
+      result = await spawnTurn(event, turn, ctx);
+      outputs.set(event.id, result);
+      if (outputs.size > CACHE_LIMIT) outputs.delete(outputs.keys().next().value as string);
+    }
+    if (result.memorySummary !== undefined) {
+      await ctx.client.syncMemory(
+        {
+          mode: "patch",
+          sourceRuntime: "local-cli",
+          sections: { long_term: { content: result.memorySummary, visibility: "private" } },
+        },
+        { signal: ctx.signal },
+      );
+      const bytes = Buffer.byteLength(result.memorySummary);
+      report.say("info", "memory", `memory: long_term synced (${bytes} bytes)`, { eventId: event.id, bytes });
+    }
+    let ack: AckResult;
+    if (shouldPost(result.text, event.type)) {
+      ack = await post(event, result.text, ctx);
+    } else {
+      const word = result.text.trim();
+      const why =
+        word === "HEARTBEAT_OK" && isHeartbeatType(event.type)
+          ? "HEARTBEAT_OK (no work)"
+          : word === "NO_REPLY"
+            ? "NO_REPLY (nothing posted)"
+            : "empty reply (nothing posted)";
+      report.say("info", "no_reply", why, { eventId: event.id });
+      ack = { outcome: "no_action", reason: why };
+    }
+    outputs.delete(event.id);
+    return ack;
+  };
+}
