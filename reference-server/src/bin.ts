@@ -4,17 +4,20 @@
  * serve | provision | emit | dead-letters list|requeue | tokens issue|revoke | demo.
  */
 import { Command, Option } from "commander";
-import { demoCommand } from "./cli/demo.js";
-import {
-  deadLettersListCommand,
-  deadLettersRequeueCommand,
-  emitCommand,
-  tokensIssueCommand,
-  tokensRevokeCommand,
-} from "./cli/operate.js";
-import { provisionCommand } from "./cli/provision.js";
-import { serveCommand } from "./cli/serve.js";
 import { DEFAULT_DB } from "./cli/settings.js";
+
+// Command implementations load on use, so `--help` answers without loading the kernel.
+const serveCommand = async (f: object) => (await import("./cli/serve.js")).serveCommand(f);
+const demoCommand = async (f: object) => (await import("./cli/demo.js")).demoCommand(f);
+const provisionCommand = async (f: object) => (await import("./cli/provision.js")).provisionCommand(f);
+const emitCommand = async (f: object) => (await import("./cli/operate.js")).emitCommand(f as never);
+const deadLettersListCommand = async (f: object) =>
+  (await import("./cli/operate.js")).deadLettersListCommand(f);
+const deadLettersRequeueCommand = async (id: string, f: object) =>
+  (await import("./cli/operate.js")).deadLettersRequeueCommand(id, f);
+const tokensIssueCommand = async (f: object) => (await import("./cli/operate.js")).tokensIssueCommand(f);
+const tokensRevokeCommand = async (id: string, f: object) =>
+  (await import("./cli/operate.js")).tokensRevokeCommand(id, f);
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 

@@ -70,7 +70,7 @@ export async function demoCommand(flags: ServeFlags): Promise<void> {
   );
   say("");
   await app.kernel.messages.postAsHuman(seed.who.userId, "demo", seed.podId, {
-    content: "Welcome to the demo pod, @echo!",
+    content: "@echo welcome to the demo pod!",
   });
   await closeOnSignals(async () => {
     await driver.stop();

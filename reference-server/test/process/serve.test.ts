@@ -1,0 +1,49 @@
+/**
+ * `cap-kernel serve` as a process: settings from flags and CAP_* variables (flags win), the CLI provisioning
+ * the same SQLite file with no server running, and graceful shutdown on SIGTERM releasing a long-poll.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { api, cli, startKernel } from "../helpers/process.js";
+
+describe("cap-kernel serve", () => {
+  it("serves a provisioned file, takes flags over CAP_* variables, and shuts down gracefully on SIGTERM", async () => {
+    const db = `sqlite:${join(mkdtempSync(join(tmpdir(), "cap-serve-")), "k.db")}`;
+    const fixture = JSON.parse(
+      await cli(["provision", "--for-conformance", "--db", db, "--base-url", "http://x"]),
+    );
+    expect(fixture.agents).toHaveLength(3);
+    const k = await startKernel(["--db", db, "--lease-seconds", "9"], {
+      CAP_LEASE_SECONDS: "7",
+      CAP_MAX_ATTEMPTS: "4",
+    });
+    try {
+      const info = await api(`${k.url}/api/agents/runtime/info`, fixture.agents[0].token);
+      expect(info.json).toMatchObject({ leaseSeconds: 9, maxAttempts: 4 });
+      expect((await api(`${k.url}/readyz`, null)).json).toEqual({ ok: true, store: "sqlite" });
+      const waiting = api(`${k.url}/api/agents/runtime/events?waitSeconds=25`, fixture.agents[1].token);
+      for (let i = 0; i < 200; i++) {
+        const m = await fetch(`${k.url}/metrics`).then((r) => r.text());
+        if (/cap_long_polls_waiting 1/.test(m)) break;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      const t0 = Date.now();
+      k.proc.kill("SIGTERM");
+      const res = await waiting;
+      expect([res.status, res.json]).toEqual([200, { events: [] }]);
+      expect(Date.now() - t0).toBeLessThan(10_000);
+      expect(await k.exited).toBe(0);
+    } finally {
+      k.proc.kill("SIGKILL");
+    }
+  });
+
+  it("refuses bad settings at start", async () => {
+    await expect(startKernel(["--db", "sqlite::memory:", "--max-attempts", "zero"])).rejects.toThrow(
+      /--max-attempts must be an integer/,
+    );
+    await expect(startKernel(["--db", "mysql://nope"])).rejects.toThrow(/unsupported --db URL/);
+  });
+});
