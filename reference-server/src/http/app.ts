@@ -53,6 +53,8 @@ export async function buildApp(options: BuildAppOptions): Promise<KernelApp> {
     ...(logger ? { loggerInstance: logger } : { logger: false }),
     bodyLimit: kernel.config.bodyLimitBytes,
     return503OnClosing: false,
+    // An automatic HEAD twin of GET /events would claim events and throw them away.
+    exposeHeadRoutes: false,
   }) as unknown as FastifyInstance;
 
   let closing = false;

@@ -52,6 +52,13 @@ describe("events", () => {
     expect(Date.parse(e.leaseExpiresAt) - Date.parse(e.createdAt)).toBeGreaterThan(0);
   });
 
+  it("claims nothing on a HEAD request (no HEAD twin of the poll route)", async () => {
+    await emit("alpha");
+    const head = await w.req({ method: "HEAD", url: "/api/agents/runtime/events", token: w.alpha.token });
+    expect(head.statusCode).toBe(404);
+    expect((await poll(w.alpha.token)).map((e) => e.attempts)).toEqual([1]);
+  });
+
   it("delivers an agent's ready events oldest first, up to limit", async () => {
     const ids = [];
     for (let i = 0; i < 5; i++)
