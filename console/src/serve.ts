@@ -43,6 +43,12 @@ const TYPES: Record<string, string> = {
   ".png": "image/png",
   ".ico": "image/x-icon",
   ".txt": "text/plain; charset=utf-8",
+  ".md": "text/plain; charset=utf-8",
+  ".ts": "text/plain; charset=utf-8",
+  ".py": "text/plain; charset=utf-8",
+  ".sh": "text/plain; charset=utf-8",
+  ".yml": "text/plain; charset=utf-8",
+  ".tsp": "text/plain; charset=utf-8",
   ".map": "application/json; charset=utf-8",
 };
 

@@ -10,9 +10,18 @@
  * Must never: fetch from the network, or succeed when a markdown page links to a page that is not built.
  */
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join, relative, resolve } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import { loadResults, renderBenchmarks } from "./benchmarks.mjs";
@@ -55,6 +64,20 @@ if (extra.length) {
 const pages = nav.flatMap((g) => g.items);
 const hrefBySource = new Map(pages.filter((p) => p.src).map((p) => [join(docsDir, p.src), p.href]));
 const mdToHref = (abs) => hrefBySource.get(abs) ?? null;
+
+// Repository files that pages link to (schemas, examples, READMEs) are copied under site/repo/.
+const repoCopies = new Map();
+function repoFile(abs) {
+  const rel = relative(repoRoot, abs);
+  if (rel.startsWith("..") || rel.split(sep).includes("node_modules") || !existsSync(abs)) return undefined;
+  if (statSync(abs).isDirectory()) {
+    warn(`a page links to the folder ${rel}/; it is shown as text`);
+    return null;
+  }
+  const href = `repo/${rel.split(sep).join("/")}`;
+  repoCopies.set(href, abs);
+  return href;
+}
 
 function titleOf(file) {
   const m = /^#\s+(.+)$/m.exec(readFileSync(file, "utf8"));
@@ -151,7 +174,7 @@ function markdownBody(page, transform = (text) => text) {
     };
   }
   const { body } = splitFrontMatter(readFileSync(file, "utf8"));
-  return renderMarkdown(transform(body), { file, mdToHref, fromHref: page.href });
+  return renderMarkdown(transform(body), { file, mdToHref, repoFile, fromHref: page.href });
 }
 
 // CAP.md first, so the requirements page knows which ids have anchors in it.
@@ -227,6 +250,10 @@ for (const f of readdirSync(assets)) cpSync(join(assets, f), join(siteDir, "asse
 const hlCss = join(dirname(require.resolve("highlight.js/package.json")), "styles", "github.css");
 cpSync(hlCss, join(siteDir, "assets", "highlight.css"));
 const swaggerVersion = copySwaggerAssets(siteDir);
+for (const [href, abs] of repoCopies) {
+  mkdirSync(dirname(join(siteDir, href)), { recursive: true });
+  cpSync(abs, join(siteDir, href));
+}
 
 writeFileSync(
   join(siteDir, "pages.json"),

@@ -57,9 +57,11 @@ function escapeHtml(s) {
 /**
  * Renders one markdown document.
  * @param {string} source markdown text
- * @param {{file: string, mdToHref: (absMdPath: string) => string | null, fromHref: string}} ctx
+ * @param {{file: string, mdToHref: (absMdPath: string) => string | null, fromHref: string,
+ *   repoFile?: (absPath: string) => string | null | undefined}} ctx
  *   `file` is the source's absolute path; `mdToHref` maps a source .md to its site-relative .html (or null
- *   when that file is not part of the site); `fromHref` is this page's site-relative path.
+ *   when that file is not part of the site); `fromHref` is this page's site-relative path; `repoFile` maps a
+ *   repository file to the site-relative path of its copy (null: a folder, not linked; undefined: missing).
  * @returns {{html: string, title: string | null, headings: {depth: number, text: string, id: string}[]}}
  */
 export function renderMarkdown(source, ctx) {
@@ -87,6 +89,7 @@ export function renderMarkdown(source, ctx) {
       link({ href, title, tokens }) {
         const inner = this.parser.parseInline(tokens);
         const target = rewriteHref(href, ctx);
+        if (target === null) return `<span class="repo-path">${inner}</span>`;
         const t = title ? ` title="${escapeHtml(title)}"` : "";
         const ext = /^[a-z]+:/i.test(target) ? ' rel="noopener"' : "";
         return `<a href="${escapeHtml(target)}"${t}${ext}>${inner}</a>`;
@@ -99,22 +102,27 @@ export function renderMarkdown(source, ctx) {
 }
 
 /**
- * Maps a link written in a .md file to the built site: another built .md → its .html (fragment kept);
- * a repository file that is not a page → left as-is only if absolute (http…); otherwise a relative link
- * to a source file outside the site is turned into plain text by the caller's link check (we throw).
+ * Maps a link written in a .md file to the built site: another page's .md → its .html (fragment kept); any
+ * other file of the repository (a JSON Schema, an example, a README) → a copy of it under `repo/`, which
+ * `ctx.repoFile` records for the build to write, so the site stays self-contained; a folder → no link (the
+ * caller renders the text). A link to something that does not exist fails the build.
  */
 export function rewriteHref(href, ctx) {
   if (/^([a-z]+:|#)/i.test(href)) return href;
   const [path, fragment] = href.split("#");
-  const abs = resolve(dirname(ctx.file), path);
-  if (path.endsWith(".md")) {
-    const page = ctx.mdToHref(abs);
-    if (!page) throw new Error(`${ctx.file}: link to ${href}, which is not a page of the site`);
+  const abs = resolve(dirname(ctx.file), decodeURIComponent(path));
+  const page = path.endsWith(".md") ? ctx.mdToHref(abs) : null;
+  if (page) {
     const rel = relativeHref(ctx.fromHref, page);
     return fragment ? `${rel}#${fragment}` : rel;
   }
-  // Links to site pages written directly as .html (e.g. api/cap.html) are left alone.
-  return href;
+  // Links to built pages written directly as .html (e.g. api/cap.html) are left alone.
+  if (path.endsWith(".html")) return href;
+  const copied = ctx.repoFile ? ctx.repoFile(abs) : undefined;
+  if (copied === undefined) throw new Error(`${ctx.file}: link to ${href}, which does not exist`);
+  if (copied === null) return null;
+  const rel = relativeHref(ctx.fromHref, copied);
+  return fragment ? `${rel}#${fragment}` : rel;
 }
 
 /** The relative href from one site page to another (both site-relative, "/"-separated). */

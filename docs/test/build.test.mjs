@@ -124,8 +124,20 @@ describe("markdown", () => {
     expect(html).toContain('href="https://example.org" rel="noopener"');
   });
 
-  it("fails on a link to a markdown file that is not a page", () => {
-    expect(() => renderMarkdown("[x](nowhere.md)", ctx)).toThrow(/not a page of the site/);
+  it("fails on a link to a file that does not exist", () => {
+    expect(() => renderMarkdown("[x](nowhere.md)", { ...ctx, repoFile: () => undefined })).toThrow(
+      /does not exist/,
+    );
+  });
+
+  it("links a repository file to its copy in the site, and a folder to nothing", () => {
+    const repoFile = (abs) => (abs.endsWith("schema.json") ? "repo/x/schema.json" : null);
+    const { html } = renderMarkdown("[s](../../x/schema.json#/a) and [dir](../../examples/)", {
+      ...ctx,
+      repoFile,
+    });
+    expect(html).toContain('href="../repo/x/schema.json#/a"');
+    expect(html).toContain('<span class="repo-path">dir</span>');
   });
 
   it("gives headings ids, numbering duplicates, and highlights known languages", () => {

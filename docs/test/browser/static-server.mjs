@@ -15,6 +15,12 @@ const TYPES = {
   ".svg": "image/svg+xml",
   ".png": "image/png",
   ".txt": "text/plain; charset=utf-8",
+  ".md": "text/plain; charset=utf-8",
+  ".ts": "text/plain; charset=utf-8",
+  ".py": "text/plain; charset=utf-8",
+  ".sh": "text/plain; charset=utf-8",
+  ".yml": "text/plain; charset=utf-8",
+  ".tsp": "text/plain; charset=utf-8",
 };
 
 /** Resolves `urlPath` (already stripped of the prefix) inside `root`, or null when it escapes or is missing. */
