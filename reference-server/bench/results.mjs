@@ -3,8 +3,9 @@
  * top of docs/benchmarks.md) and the figures table inside docs/benchmarks.md, both written from the same
  * in-memory report so the docs can only show what this run measured.
  *
- * Ratios are filled in at the end against the run's baseline (the mean of the Fastify hello-world measured
- * at the start and at the end of the run), so every ratio compares figures from one run on one machine.
+ * Ratios are filled in at the end: each throughput figure against the Fastify hello-world measured right
+ * before and right after it in the same run (a shared machine drifts; neighbours drift least), so every
+ * ratio compares figures from one run on one machine.
  * Must never write a number for something that was not measured: skipped figures are listed under
  * `skipped` with the reason, and have no entry in `results`.
  */
@@ -18,39 +19,57 @@ export const BASELINE_NAME = "Fastify hello-world POST";
 export function createReport({ command }) {
   const results = [];
   const skipped = [];
-  let baseline = null;
+  const baselines = [];
   const loadAtStart = loadavg().map((n) => round(n, 2));
+  const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
   return {
-    /** A measured figure; `relative: true` gets `baseline` and `ratio` at the end. */
-    add(result) {
-      results.push(result);
-      return result;
+    /** A measured figure; `relative: [i, j]` gets the mean of those baseline measurements and a ratio. */
+    add(...rows) {
+      results.push(...rows);
     },
     skip(ids, reason) {
       skipped.push({ ids, reason });
     },
-    setBaseline(value) {
-      baseline = value;
-    },
-    get results() {
-      return results;
-    },
-    get skipped() {
-      return skipped;
+    /** Records one baseline measurement ({perSecond, serverCpu, clientCpu}); returns its index. */
+    addBaseline(measurement) {
+      baselines.push(measurement);
+      return baselines.length - 1;
     },
 
-    /** The JSON document (results ordered as measured). */
+    /** The JSON document (results ordered as measured, the baseline first). */
     finish() {
-      const out = results.map(({ relative, ...r }) => {
+      const rows = results.map(({ relative, ...r }) => {
         const done = { ...r };
-        if (relative && baseline) {
-          done.baseline = { name: BASELINE_NAME, value: round(baseline, 0), unit: "req/s" };
-          done.ratio = round(r.value / baseline, 3);
+        if (relative) {
+          const value = mean(relative.map((i) => baselines[i].perSecond));
+          // One name for every ratio (the docs chart rows by it); which measurements were used goes in notes.
+          done.baseline = { name: BASELINE_NAME, value: round(value), unit: "req/s" };
+          const which = relative.map((i) => Math.round(baselines[i].perSecond)).join(" and ");
+          done.notes = `${r.notes ? `${r.notes}; ` : ""}baseline: mean of ${which} req/s measured just before and after`;
+          done.ratio = round(r.value / value, 3);
         }
         if (done.goal) done.goalMet = meets(done);
         return done;
       });
+      if (baselines.length > 0) {
+        const values = baselines.map((b) => b.perSecond);
+        const spread = (Math.max(...values) - Math.min(...values)) / mean(values);
+        rows.unshift({
+          id: BASELINE_ID,
+          group: "Baseline",
+          name: BASELINE_NAME,
+          unit: "req/s",
+          value: round(mean(values)),
+          store: "none",
+          samples: baselines.length,
+          notes:
+            `mean of ${baselines.length} measurements taken between the scenarios (${values.map((v) => Math.round(v)).join(", ")} req/s); ` +
+            `each kernel ratio uses the measurements next to it; 8 keep-alive connections from the bench's node:http generator; ` +
+            `server at ${baselines.map((b) => `${round(b.serverCpu * 100)} %`).join(", ")} of a core, generator at ${baselines.map((b) => `${round(b.clientCpu * 100)} %`).join(", ")}` +
+            (spread > 0.2 ? `; the measurements spread by ${round(spread * 100)} %: the machine was not quiet, so ratios are noisy` : ""),
+        });
+      }
       return {
         schemaVersion: 1,
         generatedAt: new Date().toISOString(),
@@ -65,7 +84,7 @@ export function createReport({ command }) {
             .map((n) => round(n, 2))
             .join(" / ")} (1/5/15 min); free memory at end ${round(freemem() / 2 ** 30, 1)} GiB`,
         },
-        results: out,
+        results: rows,
         skipped,
       };
     },

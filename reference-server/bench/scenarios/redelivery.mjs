@@ -39,7 +39,7 @@ export async function redelivery({ sizes, log, newDb }, store) {
     );
     const s = summarize(latencies);
     log(`redelivery ${store}: p50 ${s.p50} ms, p99 ${s.p99} ms (${s.count} samples)`);
-    return { ...s, wrong };
+    return { ...s, wrong, over50: latencies.filter((v) => v > 50).length };
   } finally {
     for (const a of agents) a.close();
     await kernel.handle.stop();

@@ -1,0 +1,136 @@
+/**
+ * From scenario outcomes to result rows of results.json: ids (stable: docs/benchmarks/expected.yaml),
+ * names, units, goals from the kernel issue, and the notes that say what each run observed.
+ * Must never change an id or a goal silently: the docs page matches results by id.
+ */
+import { round } from "./stats.mjs";
+
+export const GOALS = {
+  drainSqlite: { of: "ratio", op: ">=", target: 0.25 },
+  drainPostgres: { of: "ratio", op: ">=", target: 0.12 },
+  conversational: { of: "ratio", op: ">=", target: 0.08 },
+  wakeSqlite: { of: "value", op: "<=", target: 10 },
+  wakePostgres: { of: "value", op: "<=", target: 30 },
+  redelivery: { of: "value", op: "<=", target: 50 },
+};
+
+export const IDS = {
+  drainSqlite: ["drain-sqlite-events", "drain-sqlite-requests"],
+  conversational: ["conversational-sqlite-events"],
+  wakeSqlite: ["wake-sqlite-idle-p50", "wake-sqlite-idle-p99", "wake-sqlite-load-p50", "wake-sqlite-load-p99"],
+  redelivery: ["redelivery-sqlite-p50", "redelivery-sqlite-p99"],
+  footprint: ["rss-idle-sqlite", "rss-100k-pending-sqlite", "db-bytes-per-event-sqlite"],
+  drainPostgres: ["drain-postgres-events", "drain-postgres-requests"],
+  wakePostgres: [
+    "wake-postgres-replicas-idle-p50",
+    "wake-postgres-replicas-idle-p99",
+    "wake-postgres-replicas-load-p50",
+    "wake-postgres-replicas-load-p99",
+  ],
+};
+
+const ms = (v) => round(v, 2);
+const storeLabel = (store) => (store === "sqlite" ? "SQLite" : "PostgreSQL");
+
+/** `baselines`: indices of the baseline measurements taken just before and just after the scenario. */
+export function drainFigures(store, r, baselines, extraNotes = "") {
+  const common = { group: "Throughput, drain", store, relative: baselines };
+  return [
+    {
+      id: `drain-${store}-events`,
+      name: `${storeLabel(store)}, events acked/s`,
+      unit: "events/s",
+      value: round(r.eventsPerSecond),
+      ...common,
+      goal: store === "sqlite" ? GOALS.drainSqlite : GOALS.drainPostgres,
+      notes: r.notes + extraNotes,
+    },
+    {
+      id: `drain-${store}-requests`,
+      name: `${storeLabel(store)}, kernel HTTP requests/s`,
+      unit: "req/s",
+      value: round(r.requestsPerSecond),
+      ...common,
+    },
+  ];
+}
+
+export function conversationalFigures(r, baselines) {
+  return [
+    {
+      id: "conversational-sqlite-events",
+      group: "Throughput, conversational",
+      name: "SQLite, events/s",
+      unit: "events/s",
+      value: round(r.eventsPerSecond),
+      store: "sqlite",
+      relative: baselines,
+      goal: GOALS.conversational,
+      notes: r.notes,
+    },
+  ];
+}
+
+export function wakeFigures(store, r) {
+  const pg = store === "postgres";
+  const prefix = pg ? "wake-postgres-replicas" : "wake-sqlite";
+  const label = pg ? "PostgreSQL, two replicas" : "SQLite, one process";
+  const out = [];
+  for (const [phase, s, phaseName] of [
+    ["idle", r.idle, "idle"],
+    ["load", r.loaded, "under drain load"],
+  ]) {
+    const notes =
+      `${s.count} samples; max ${s.max} ms; ${s.early} polls returned before the poster read its 201 (counted as 0 ms)` +
+      (s.missed ? `; ${s.missed} polls returned no event or another one` : "") +
+      (phase === "load"
+        ? `; ${r.loadAcked} load events acked meanwhile${r.loadExhausted ? " (the load queue ran empty before the probe ended)" : ""}`
+        : "");
+    const common = { group: "Long-poll wake latency", unit: "ms", better: "lower", store: pg ? "postgres-2-replicas" : "sqlite", samples: s.count };
+    out.push({ id: `${prefix}-${phase}-p50`, name: `${label}, ${phaseName}, p50`, value: ms(s.p50), ...common, notes });
+    out.push({ id: `${prefix}-${phase}-p99`, name: `${label}, ${phaseName}, p99`, value: ms(s.p99), ...common, goal: pg ? GOALS.wakePostgres : GOALS.wakeSqlite });
+  }
+  return out;
+}
+
+export function redeliveryFigures(r, sizes) {
+  const notes =
+    `lease 1 s; ${r.count} redeliveries (${sizes.redeliveryAgents} agents × ${sizes.redeliveryRounds} leases), each to a long-poll already waiting; ` +
+    `max ${r.max} ms; ${r.over50} over 50 ms` +
+    (r.wrong ? `; ${r.wrong} polls returned something other than the expected redelivery` : "");
+  const common = { group: "Redelivery latency", unit: "ms", better: "lower", store: "sqlite", samples: r.count };
+  return [
+    { id: "redelivery-sqlite-p50", name: "SQLite, lease expiry → next long-poll, p50", value: ms(r.p50), ...common, notes },
+    { id: "redelivery-sqlite-p99", name: "SQLite, lease expiry → next long-poll, p99", value: ms(r.p99), ...common, goal: GOALS.redelivery },
+  ];
+}
+
+export function footprintFigures(r, sizes) {
+  const common = { group: "Footprint", better: "lower", store: "sqlite" };
+  return [
+    {
+      id: "rss-idle-sqlite",
+      name: "Kernel RSS, idle",
+      unit: "MiB",
+      value: round(r.idle, 1),
+      ...common,
+      notes: "after /info, /metrics and one empty poll per agent (8 agents), then 1 s quiet",
+    },
+    {
+      id: "rss-100k-pending-sqlite",
+      name: `Kernel RSS, ${sizes.footprintEvents.toLocaleString("en-US")} pending events`,
+      unit: "MiB",
+      value: round(r.loaded, 1),
+      ...common,
+      notes: "same requests (the polls claim 8 of the events; /metrics counts the queue by state), then 1 s quiet",
+    },
+    {
+      id: "db-bytes-per-event-sqlite",
+      name: "SQLite bytes per event",
+      unit: "bytes",
+      value: round(r.bytesPerEvent),
+      ...common,
+      notes: `database + WAL grew from ${r.before} to ${r.after} bytes over ${sizes.footprintEvents} events with ~300-byte message.posted payloads (rows and indexes)`,
+    },
+  ];
+}
