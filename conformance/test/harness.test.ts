@@ -68,7 +68,7 @@ describe("curl reproducers", () => {
   it("never print the token, and replay through $CAP_TOKEN_<AGENT> with the body intact", () => {
     const curl = curlFor(x);
     expect(curl).not.toContain(secret);
-    expect(curl).toContain("${CAP_TOKEN_A}");
+    expect(curl).toContain(`\${CAP_TOKEN_A}`);
     const argv = execFileSync("sh", ["-c", curl.replace(/^curl /, "printf '%s\\n' ")], {
       env: { CAP_TOKEN_A: "t0k3n", HOME: "/nowhere" },
       encoding: "utf8",

@@ -19,7 +19,7 @@ async function eventFor(ctx: CheckContext, role: "a" | "b", nonce: string): Prom
   return e;
 }
 
-export const humanMessageChecks = [
+export const humanPostChecks = [
   defineCheck({
     id: "messages.human-post-wakes-agents",
     family: "messages",
@@ -58,6 +58,9 @@ export const humanMessageChecks = [
       });
     },
   }),
+];
+
+export const humanReplyChecks = [
   defineCheck({
     id: "decisions.human-reply-wakes-asker",
     family: "decisions",

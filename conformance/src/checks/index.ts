@@ -6,7 +6,7 @@ import { compatChecks } from "./compat.js";
 import { decisionChecks } from "./decisions.js";
 import { errorChecks } from "./errors.js";
 import { eventChecks } from "./events.js";
-import { humanMessageChecks } from "./human-messages.js";
+import { humanPostChecks, humanReplyChecks } from "./human-messages.js";
 import { idempotencyChecks } from "./idempotency.js";
 import { infoChecks } from "./info.js";
 import { isolationChecks } from "./isolation.js";
@@ -32,12 +32,13 @@ export const allChecks: readonly Check[] = [
   ...longPollChecks,
   ...renewChecks,
   ...messageChecks,
-  ...humanMessageChecks,
+  ...humanPostChecks,
   ...idempotencyChecks,
   ...messageReadChecks,
   ...memoryChecks,
   ...memorySyncChecks,
   ...decisionChecks,
+  ...humanReplyChecks,
   ...errorChecks,
   ...compatChecks,
   ...schemaChecks,

@@ -61,6 +61,13 @@ export function renderFailures(report: RunReport, tty?: boolean): string {
   bad.forEach((c, i) => {
     lines.push("", `${i + 1}) ${c.id} — ${c.title} [${c.status}]`);
     if (c.status === "incomplete") lines.push(`   incomplete: ${c.reason ?? ""}`);
+    if (c.status === "expected-failure") {
+      for (const id of new Set(c.failures.map((f) => f.requirement)))
+        lines.push(
+          `   ${id}: ${c.failures.filter((f) => f.requirement === id).length} failure(s) expected by the baseline (${c.failures.find((f) => f.requirement === id)?.expectedBy ?? ""})`,
+        );
+      return;
+    }
     for (const f of c.failures) {
       const tag = f.expectedBy ? " (expected by baseline)" : f.severity === "warn" ? " (warning)" : "";
       lines.push(

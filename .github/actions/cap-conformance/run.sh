@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The cap-conformance composite action's one step: turn INPUT_* variables into cap-conformance flags, run
+# it, publish the Markdown report to the job summary and the verdict to the step outputs, and exit with the
+# suite's exit code. Runs the published package with npx unless CAP_CONFORMANCE_BIN names a local build
+# (this repository's CI does that to prove the action against the reference kernel).
+set -uo pipefail
+
+: "${INPUT_FIXTURE:?the fixture input is required}"
+dir="${INPUT_REPORT_DIR:-cap-conformance-reports}"
+mkdir -p "$dir"
+
+args=(run --fixture "$INPUT_FIXTURE"
+  --report "json=$dir/report.json" --report "junit=$dir/report.xml"
+  --report "markdown=$dir/report.md" --report "html=$dir/report.html")
+for u in ${INPUT_URLS:-}; do args+=(--url "$u"); done
+for p in ${INPUT_ONLY:-}; do args+=(--only "$p"); done
+for p in ${INPUT_SKIP:-}; do args+=(--skip "$p"); done
+for f in ${INPUT_CLAIM:-}; do args+=(--claim "$f"); done
+[ -n "${INPUT_LEVEL:-}" ] && args+=(--level "$INPUT_LEVEL")
+[ "${INPUT_STRICT:-false}" = "true" ] && args+=(--strict)
+[ "${INPUT_TRACE:-false}" = "true" ] && args+=(--trace)
+[ -n "${INPUT_LEASE_SECONDS:-}" ] && args+=(--lease-seconds "$INPUT_LEASE_SECONDS")
+[ -n "${INPUT_MAX_ATTEMPTS:-}" ] && args+=(--max-attempts "$INPUT_MAX_ATTEMPTS")
+[ -n "${INPUT_TIME_SCALE:-}" ] && args+=(--time-scale "$INPUT_TIME_SCALE")
+[ -n "${INPUT_BASELINE:-}" ] && args+=(--baseline "$INPUT_BASELINE")
+[ -n "${INPUT_TRIGGER_CMD:-}" ] && args+=(--trigger-cmd "$INPUT_TRIGGER_CMD")
+
+if [ -n "${CAP_CONFORMANCE_BIN:-}" ]; then
+  read -r -a bin <<<"$CAP_CONFORMANCE_BIN"
+else
+  bin=(npx --yes "@commonly/cap-conformance@${INPUT_VERSION:-1}")
+fi
+
+"${bin[@]}" "${args[@]}"
+code=$?
+
+verdict=error
+if [ -f "$dir/report.json" ]; then
+  verdict=$(node -e 'process.stdout.write(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).summary.verdict)' "$dir/report.json" 2>/dev/null || echo error)
+fi
+if [ -n "${GITHUB_STEP_SUMMARY:-}" ] && [ -f "$dir/report.md" ]; then cat "$dir/report.md" >>"$GITHUB_STEP_SUMMARY"; fi
+if [ -n "${GITHUB_OUTPUT:-}" ]; then
+  {
+    echo "exit-code=$code"
+    echo "verdict=$verdict"
+    echo "report-dir=$dir"
+  } >>"$GITHUB_OUTPUT"
+fi
+exit "$code"

@@ -1,0 +1,81 @@
+#!/usr/bin/env node
+// Benchmark: the whole conformance suite against the reference kernel with a 1-second lease, wall time.
+// Goal: under 30 s. Run: pnpm --filter @commonly/cap-conformance bench   (or: node conformance/bench/run.mjs)
+// Starts `cap-kernel serve` on a fresh SQLite file, provisions the fixture, runs the built CLI, prints the
+// wall time and the exact commands. A benchmark, not a test: it reports, it does not assert the goal.
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const cli = join(here, "..", "dist", "bin.js");
+const kernelBin = join(
+  dirname(createRequire(import.meta.url).resolve("@commonly/cap-kernel/package.json")),
+  "dist",
+  "bin.js",
+);
+const lease = Number(process.env.CAP_BENCH_LEASE_SECONDS ?? 1);
+const maxAttempts = Number(process.env.CAP_BENCH_MAX_ATTEMPTS ?? 3);
+
+const port = await new Promise((resolve) => {
+  const s = createServer().listen(0, "127.0.0.1", () => {
+    const p = s.address().port;
+    s.close(() => resolve(p));
+  });
+});
+const dir = mkdtempSync(join(tmpdir(), "cap-conformance-bench-"));
+const db = `sqlite:${join(dir, "kernel.db")}`;
+const url = `http://127.0.0.1:${port}`;
+const common = ["--db", db, "--lease-seconds", String(lease), "--max-attempts", String(maxAttempts)];
+const serveArgs = ["serve", "--port", String(port), "--log-level", "warn", ...common];
+const kernel = spawn(process.execPath, [kernelBin, ...serveArgs], { stdio: ["ignore", "ignore", "inherit"] });
+try {
+  for (let i = 0; ; i++) {
+    if (
+      await fetch(`${url}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
+    if (i > 400) throw new Error("cap-kernel did not become ready");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const fixture = join(dir, "fixture.json");
+  writeFileSync(
+    fixture,
+    execFileSync(process.execPath, [
+      kernelBin,
+      "provision",
+      "--for-conformance",
+      "--base-url",
+      url,
+      ...common,
+    ]),
+  );
+  // The reference kernel's known failures (this file can only shrink; see test/).
+  const baseline = join(here, "..", "test", "reference-kernel.expected-failures.yaml");
+  const runArgs = ["run", "--fixture", fixture, "--baseline", baseline, ...process.argv.slice(2)];
+  const t0 = performance.now();
+  const code = await new Promise((resolve) => {
+    spawn(process.execPath, [cli, ...runArgs], { stdio: "inherit" }).on("exit", (c) => resolve(c ?? 1));
+  });
+  const seconds = (performance.now() - t0) / 1000;
+  const rel = (p) => relative(process.cwd(), p) || p;
+  process.stdout.write(
+    [
+      "",
+      `cap-conformance bench: wall time ${seconds.toFixed(1)} s (goal < 30 s), exit code ${code}`,
+      `  kernel: node ${rel(kernelBin)} ${serveArgs.join(" ")}`,
+      `  suite:  node ${rel(cli)} ${runArgs.join(" ")}`,
+      "",
+    ].join("\n"),
+  );
+  process.exitCode = code;
+} finally {
+  kernel.kill("SIGTERM");
+}

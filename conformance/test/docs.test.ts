@@ -1,0 +1,57 @@
+/** docs/conformance.md and the README describe the tool as it is: families and counts, flags, variables, exit codes, formats. */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { families } from "../src/check.js";
+import { allChecks } from "../src/checks/index.js";
+import { flagsFromEnv, reportFormats } from "../src/config/settings.js";
+
+const docs = readFileSync(join(import.meta.dirname, "..", "..", "docs", "conformance.md"), "utf8");
+const readme = readFileSync(join(import.meta.dirname, "..", "README.md"), "utf8");
+
+describe("docs/conformance.md", () => {
+  it("lists every family with its number of checks, and the total", () => {
+    for (const f of families) {
+      const n = allChecks.filter((c) => c.family === f).length;
+      expect(docs, `family ${f}`).toMatch(new RegExp(`\\| ${f} \\| ${n} \\|`));
+    }
+    expect(docs).toContain(`${allChecks.length} checks in all`);
+    expect(readme).toContain(`${allChecks.length} checks:`);
+  });
+
+  it("documents every CAP_CONFORMANCE_* variable the tool reads", () => {
+    const env = new Proxy({} as NodeJS.ProcessEnv, {
+      get: (_t, key: string) => {
+        read.add(key);
+        return undefined;
+      },
+    });
+    const read = new Set<string>();
+    flagsFromEnv(env);
+    for (const name of [
+      "FIXTURE",
+      "URL",
+      "ONLY",
+      "SKIP",
+      "LEVEL",
+      "STRICT",
+      "LEASE_SECONDS",
+      "MAX_ATTEMPTS",
+      "TIME_SCALE",
+      "BASELINE",
+      "REPORT",
+      "TRACE",
+      "TRIGGER_CMD",
+      "CLAIM",
+      "CANARY_HOST",
+      "REQUIREMENTS",
+    ])
+      expect(read.has(`CAP_CONFORMANCE_${name}`)).toBe(true);
+    for (const key of read) if (!/_(URLS|FEATURES)$/.test(key)) expect(docs, key).toContain(`\`${key}\``);
+  });
+
+  it("documents the four exit codes and every report format", () => {
+    for (const code of [0, 1, 2, 3]) expect(docs).toMatch(new RegExp(`\\| \`${code}\` \\|`));
+    for (const f of reportFormats) expect(docs).toContain(`\`${f}\``);
+  });
+});
