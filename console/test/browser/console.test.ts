@@ -92,7 +92,9 @@ async function consoleFront(kernelUrl: string) {
 }
 
 beforeAll(async () => {
-  kernel = await startKernel({ agents: ["echo", "worker"], leaseSeconds: 3, maxAttempts: 1 });
+  // A lease long enough for a loaded machine to render the leased state before it ends; one delivery only,
+  // so the unacked injected event becomes a dead letter when its lease ends.
+  kernel = await startKernel({ agents: ["echo", "worker"], leaseSeconds: 6, maxAttempts: 1 });
   driverDone = echoDriver(kernel.agents.echo!.token, driverStop.signal);
   const served = await fetch(`${kernel.url}/console/`);
   if (served.ok) {
