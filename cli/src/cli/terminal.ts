@@ -49,7 +49,7 @@ export function createTerminal(opts: TerminalOptions = {}): Terminal {
     },
     spin(text) {
       if (!interactive) return { stop() {} };
-      const spinner = ora({ text, stream: stdout, discardStdin: false }).start();
+      const spinner = ora({ text, stream: stdout, discardStdin: false, isEnabled: true }).start();
       active = spinner;
       return {
         stop() {
