@@ -40,7 +40,8 @@ if (pn("install", ...frozen) !== 0) process.exit(1);
 
 if (mode === "start") {
   if (
-    pn("exec", "turbo", "run", "build", "--filter=@commonly/cap-kernel...", "--output-logs=errors-only") !== 0
+    pn("exec", "turbo", "run", "build", "--filter=@commonly/cap-kernel...",
+      "--filter=@commonly/cap-docs...", "--output-logs=errors-only") !== 0
   )
     process.exit(1);
   process.exit(run(process.execPath, [join(root, "reference-server", "dist", "bin.js"), "demo", ...extra]));
