@@ -94,7 +94,19 @@ describe.skipIf(!PG_URL)(`kill -9 of a PostgreSQL-backed kernel mid-load${SKIP_R
     expect(await k1.stop("SIGKILL")).toBeNull(); // killed by the signal, not exited
     await Promise.all([...producers, ...pollers, memoryWriter]);
 
-    // Straight after the crash: everything the kernel confirmed is durable.
+    // A statement the dead process sent may still be running in its server backend (PostgreSQL notices the
+    // closed socket only when it answers): look at the database once those backends are gone.
+    const dbName = new URL(db).pathname.slice(1);
+    await waitFor("the killed kernel's database sessions to end", async () => {
+      const r = await sql<{ n: number }>(
+        db,
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+        [dbName],
+      );
+      return r[0]!.n === 0;
+    });
+
+    // After the crash: everything the kernel confirmed is durable.
     const rows = await sql<{ id: string; state: string }>(db, "SELECT id, state FROM events");
     const state = new Map(rows.map((r) => [r.id, r.state]));
     expect([...enqueued].filter((id) => !state.has(id))).toEqual([]);

@@ -56,6 +56,18 @@ describe.skipIf(!url)(`postgres store specifics${skipped}`, () => {
     expect(rows.map((r) => r.version)).toEqual(loadMigrations().map((m) => m.version));
   });
 
+  it("takes its schema from ?schema= on the URL when no option names one", async () => {
+    const schema = freshSchema();
+    const s = await openPostgresStore({ url: `${url}?schema=${schema}` });
+    open.push(s);
+    expect(s.schema).toBe(schema);
+    await s.insertPod({ id: "pod_s", name: "s", createdBy: "usr_s", createdAt: T0 });
+    const c = await admin();
+    const rows = (await c.query(`SELECT id FROM "${schema}".pods`)).rows;
+    await c.end();
+    expect(rows).toEqual([{ id: "pod_s" }]);
+  });
+
   it("refuses to start on a schema whose applied migration was edited", async () => {
     const schema = freshSchema();
     await (await openStore(schema)).close();

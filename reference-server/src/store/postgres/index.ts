@@ -21,7 +21,10 @@ import { peopleOps } from "./ops-people.js";
 export interface PostgresStoreOptions {
   /** `postgres://user@host:port/db` */
   url: string;
-  /** Schema holding the tables (created if missing). Default `public`. Letters, digits, `_`; ≤ 40 chars. */
+  /**
+   * Schema holding the tables (created if missing): this option, else `?schema=` on the URL, else `public`.
+   * Letters, digits, `_`; ≤ 40 characters.
+   */
   schema?: string;
   /** Pool size (connections for queries; the LISTEN connection is extra). Default 10. */
   poolSize?: number;
@@ -54,12 +57,22 @@ export interface PostgresStore extends Store {
   readonly listener: NotificationListener;
 }
 
+/** `?schema=NAME` on the URL (so `--db postgres://…?schema=cap` works) is taken out before pg sees it. */
+function splitSchema(url: string): { url: string; schema: string | null } {
+  if (!/[?&]schema=/.test(url)) return { url, schema: null };
+  const u = new URL(url);
+  const schema = u.searchParams.get("schema");
+  u.searchParams.delete("schema");
+  return { url: u.toString(), schema };
+}
+
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
-  const schema = options.schema ?? "public";
+  const fromUrl = splitSchema(options.url);
+  const schema = options.schema ?? fromUrl.schema ?? "public";
   if (!/^[A-Za-z_][A-Za-z0-9_]{0,39}$/.test(schema))
     throw new Error(`invalid PostgreSQL schema name: ${schema}`);
   const config: pg.ClientConfig = {
-    connectionString: options.url,
+    connectionString: fromUrl.url,
     types,
     options: `-c search_path=${quoteIdent(schema)}`,
     application_name: "cap-kernel",
