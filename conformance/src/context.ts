@@ -63,6 +63,7 @@ export class CheckContext {
   readonly notes: string[] = [];
   readonly exchanges: Exchange[] = [];
   private nonces = 0;
+  private subject?: Exchange;
   private readonly agents = new Map<Role, AgentApi>();
 
   constructor(
@@ -115,6 +116,14 @@ export class CheckContext {
 
   canaryUrl(label: string): string {
     return this.run.canary.url(`${this.check.id}/${label}`);
+  }
+
+  /**
+   * Name the answer the next assertions are about: a failure that names no exchange of its own gets this
+   * one's reproducer (helpers that read state — memory, messages, events — set it).
+   */
+  about(answer: Answer): void {
+    this.subject = answer.exchange;
   }
 
   note(text: string): void {

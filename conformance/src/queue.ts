@@ -100,8 +100,10 @@ export async function collect(ctx: CheckContext, role: Role, o: CollectOptions):
     const at = now();
     o.onPoll?.(res, at);
     for (const e of eventsOf(ctx, res)) {
-      if (o.match(e)) found.push(e);
-      else
+      if (o.match(e)) {
+        // Assertions about the first matching event point at the poll that delivered it.
+        if (found.push(e) === 1) ctx.about(res);
+      } else
         await api.ack(e.id, {
           result: { outcome: "skipped", reason: "conformance: not this check's event" },
         });

@@ -11,7 +11,7 @@ const valid = (ctx: CheckContext) => ({
   podId: ctx.cast.shared,
   decisionClass: "prioritization",
   title: `conformance ${ctx.nonce()}`,
-  question: `Which first? ${ctx.canaryUrl("question")}`,
+  question: `Which first? ${ctx.nonce()} ${ctx.canaryUrl("question")}`,
   options: ["this", "that"],
   context: `See ${ctx.canaryUrl("context")}`,
 });

@@ -73,7 +73,7 @@ export const humanReplyChecks = [
         podId: ctx.cast.shared,
         decisionClass: "strategy",
         title: `conformance ${ctx.nonce()}`,
-        question: "Ship it?",
+        question: `Ship it? ${ctx.nonce()}`,
         options: ["yes", "no"],
       });
       const messageId = (res.body as { messageId?: unknown } | undefined)?.messageId;

@@ -25,6 +25,7 @@ export async function readMemory(
   role: Role = "a",
 ): Promise<Envelope> {
   const res = await ctx.as(role).getMemory();
+  ctx.about(res);
   const body = res.body as Envelope | undefined;
   ctx.assert(
     requirement,

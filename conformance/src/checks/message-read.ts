@@ -21,6 +21,7 @@ interface ReadMessage {
 
 function messagesOf(ctx: CheckContext, requirement: string, res: Answer): ReadMessage[] {
   const list = (res.body as { messages?: unknown } | undefined)?.messages;
+  ctx.about(res);
   ctx.assert(requirement, res.status === 200 && Array.isArray(list), {
     message: "reading messages",
     expected: "HTTP 200 {messages: [...]}",
