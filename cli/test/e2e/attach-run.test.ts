@@ -163,6 +163,54 @@ describe("commonly agent attach + run against the reference kernel", () => {
     await run.stop();
   });
 
+  it("counts a post the kernel already has under the turn's key (422 idempotency_key_reused) as posted", async () => {
+    c = new Commonly();
+    await c.login(kernel);
+    await c.attach(kernel, "claude", "idem1");
+    const asked = await kernel.say("answer me once");
+    const [pending] = await kernel.queue("idem1");
+    // An earlier attempt posted its answer, then died before the ack.
+    const earlier = await kernel.cap(
+      c.tokenFile("idem1").runtimeToken,
+      "POST",
+      `/pods/${kernel.podId}/messages`,
+      { content: "the answer of the attempt that crashed", replyToMessageId: asked },
+      { "idempotency-key": `reply:${pending!.id}:0` },
+    );
+    expect(earlier.status).toBe(201);
+    const run = await ready("idem1");
+    await run.waitFor(/had been posted by an earlier attempt/);
+    await waitUntil(async () => (await kernel.queue("idem1"))[0]?.state === "acked", "idem1 acks");
+    expect(c.calls({ cli: "claude", event: "call" })).toHaveLength(1);
+    const posted = (await kernel.messages()).filter((m) => m.author.name === "idem1");
+    expect(posted.map((m) => m.content)).toEqual(["the answer of the attempt that crashed"]);
+    await run.stop();
+  });
+
+  it("posts a long reply in several messages, and nothing for HEARTBEAT_OK on a heartbeat", async () => {
+    c = new Commonly();
+    await c.login(kernel);
+    await c.attach(kernel, "claude", "big1");
+    const run = await ready("big1", [], {
+      FAKE_CLI_MODE: "big,reply",
+      FAKE_CLI_BYTES: "130000",
+      FAKE_CLI_REPLY: "HEARTBEAT_OK",
+    });
+    const asked = await kernel.say("write a lot");
+    await run.waitFor(/→ posted in 3 messages \(130000 bytes\)/);
+    const parts = (await kernel.messages()).filter((m) => m.replyToMessageId === asked).reverse();
+    expect(parts.map((m) => m.content.length)).toEqual([60_000, 60_000, 10_000]);
+
+    const tick = await kernel.emit("big1", "heartbeat.tick", { tickAt: new Date().toISOString() });
+    await run.waitFor(/← heartbeat.tick\n.*\n\[big1\] HEARTBEAT_OK \(no work\)/);
+    await waitUntil(
+      async () => (await kernel.queue("big1")).find((e) => e.id === tick)?.state === "acked",
+      "tick acked",
+    );
+    expect((await kernel.messages()).filter((m) => m.author.name === "big1")).toHaveLength(3);
+    await run.stop();
+  });
+
   it("shows logs without touching the kernel: the queue and the token's last use are unchanged", async () => {
     c = new Commonly();
     await c.login(kernel);

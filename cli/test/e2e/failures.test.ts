@@ -94,4 +94,23 @@ describe("failed and long turns against the reference kernel", () => {
     expect(c.log("slow1").filter((e) => e.msg === "renewed").length).toBeGreaterThanOrEqual(3);
     await run.stop();
   });
+
+  it("on ctrl+c stops polling and lets the turn run; a second ctrl+c kills the CLI; nothing is acked", async () => {
+    const run = await started("int1", [], { FAKE_CLI_MODE: "hang" });
+    await kernel.say("this will never finish");
+    await run.waitFor(/spawning: claude/);
+    const hung = await waitUntil(
+      () => c.calls({ cli: "claude", event: "hanging" })[0],
+      "the fake claude hangs",
+    );
+    run.child.kill("SIGINT");
+    await run.waitFor(/SIGINT: stopping after the running turn/);
+    expect(alive(hung.pid)).toBe(true);
+    run.child.kill("SIGINT");
+    const exit = await run.exited;
+    expect(exit.code).toBe(0);
+    expect(exit.stdout).toContain("SIGINT: killing the running CLI");
+    expect(alive(hung.pid)).toBe(false);
+    expect((await kernel.queue("int1"))[0]).toMatchObject({ attempts: 1, ackedAt: null });
+  });
 });

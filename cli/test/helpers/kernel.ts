@@ -149,6 +149,12 @@ export class TestKernel {
     ).tokens;
   }
 
+  /** Inject an event for `agent` (operator route). */
+  async emit(agent: string, type: string, payload: Record<string, unknown> = {}): Promise<string> {
+    const body = { agentName: agent, podId: this.podId, type, payload };
+    return (await this.admin<{ id: string }>("POST", "/admin/events", body)).id;
+  }
+
   async revokeToken(agent: string, tokenId: string): Promise<void> {
     await this.admin("DELETE", `/registry/pods/${this.podId}/agents/${agent}/runtime-tokens/${tokenId}`);
   }
@@ -159,10 +165,12 @@ export class TestKernel {
     method: string,
     path: string,
     body?: unknown,
+    headers: Record<string, string> = {},
   ): Promise<{ status: number; body: T }> {
     const response = await fetch(`${this.url}/api/agents/runtime${path}`, {
       method,
       headers: {
+        ...headers,
         authorization: `Bearer ${token}`,
         ...(body === undefined ? {} : { "content-type": "application/json" }),
       },
