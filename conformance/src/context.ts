@@ -135,8 +135,9 @@ export class CheckContext {
     if (!this.check.verifies.includes(requirement))
       throw new Error(`check ${this.check.id} names ${requirement}, which it does not declare in verifies`);
     if (ok) return true;
-    const exchange =
+    const given =
       detail.exchange && "exchange" in detail.exchange ? detail.exchange.exchange : detail.exchange;
+    const exchange = given ?? this.subject;
     const f: Failure = { requirement, message: detail.message };
     const expected = show(detail.expected);
     const actual = show(detail.actual);
