@@ -90,7 +90,20 @@ export function agentOps({ db }: SqliteContext): AgentOps {
          last_used_at, revoked_at)
        VALUES (@id, @hash, @agentId, @installationId, @podId, @issuedBy, @label, @createdAt, @lastUsedAt, @revokedAt)`,
     ),
-    tokenByHash: db.prepare("SELECT * FROM runtime_tokens WHERE hash = ?"),
+    // Authentication in one read: token, identity, installation and issuer.
+    authByHash: db.prepare(
+      `SELECT t.id AS t_id, t.hash AS t_hash, t.agent_id AS t_agent_id, t.installation_id AS t_installation_id,
+         t.pod_id AS t_pod_id, t.issued_by AS t_issued_by, t.label AS t_label, t.created_at AS t_created_at,
+         t.last_used_at AS t_last_used_at, t.revoked_at AS t_revoked_at,
+         a.id AS a_id, a.agent_name AS a_agent_name, a.instance_id AS a_instance_id, a.created_at AS a_created_at,
+         u.id AS u_id, u.name AS u_name, u.is_admin AS u_is_admin, u.created_at AS u_created_at, u.deleted_at AS u_deleted_at,
+         i.*
+       FROM runtime_tokens t
+       JOIN agent_identities a ON a.id = t.agent_id
+       JOIN installations i ON i.id = t.installation_id
+       LEFT JOIN users u ON u.id = t.issued_by
+       WHERE t.hash = ?`,
+    ),
     getToken: db.prepare("SELECT * FROM runtime_tokens WHERE id = ?"),
     tokensOfInstallation: db.prepare("SELECT * FROM runtime_tokens WHERE installation_id = ? ORDER BY seq"),
     tokensOfAgent: db.prepare("SELECT * FROM runtime_tokens WHERE agent_id = ? ORDER BY seq"),
@@ -102,7 +115,6 @@ export function agentOps({ db }: SqliteContext): AgentOps {
       "UPDATE runtime_tokens SET revoked_at = ? WHERE issued_by = ? AND revoked_at IS NULL",
     ),
     touchToken: db.prepare("UPDATE runtime_tokens SET last_used_at = ? WHERE id = ?"),
-    getUser: db.prepare("SELECT * FROM users WHERE id = ?"),
   };
   const one = <T>(r: unknown, map: (r: Row) => T): T | null => (r ? map(r as Row) : null);
   return {
@@ -147,17 +159,19 @@ export function agentOps({ db }: SqliteContext): AgentOps {
     markInstallationUninstalled: ({ id, now, by }) => q.uninstall.run(now, by, id).changes === 1,
     insertRuntimeToken: (t) => insertOrConflict(() => q.insertToken.run(t), "runtime token"),
     findRuntimeTokenByHash: (hash) => {
-      const t = q.tokenByHash.get(hash) as Row | undefined;
-      if (!t) return null;
-      const identity = q.getIdentity.get(t.agent_id) as Row | undefined;
-      const installation = q.getInstallation.get(t.installation_id) as Row | undefined;
-      if (!identity || !installation) return null;
-      const issuer = q.getUser.get(t.issued_by) as Row | undefined;
+      const r = q.authByHash.get(hash) as Row | undefined;
+      if (!r) return null;
+      const pick = (prefix: string) =>
+        Object.fromEntries(
+          Object.entries(r)
+            .filter(([k]) => k.startsWith(prefix))
+            .map(([k, v]) => [k.slice(prefix.length), v]),
+        );
       return {
-        token: toRuntimeToken(t),
-        identity: toIdentity(identity),
-        installation: toInstallation(installation),
-        issuer: issuer ? toUser(issuer) : null,
+        token: toRuntimeToken(pick("t_")),
+        identity: toIdentity(pick("a_")),
+        installation: toInstallation(r),
+        issuer: r.u_id === null ? null : toUser(pick("u_")),
       };
     },
     getRuntimeToken: (id) => one(q.getToken.get(id), toRuntimeToken),

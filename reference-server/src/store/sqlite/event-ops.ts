@@ -53,7 +53,8 @@ export function eventOps({ db, notify }: SqliteContext): EventOps {
     ),
     get: db.prepare("SELECT * FROM events WHERE id = ?"),
     ack: db.prepare(
-      "UPDATE events SET state = 'acked', acked_at = @now, result = @result WHERE id = @id AND state != 'acked'",
+      `UPDATE events SET state = 'acked', acked_at = @now, result = @result
+       WHERE id = @id AND agent_id = @agentId AND state != 'acked' RETURNING *`,
     ),
     renew: db.prepare(
       `UPDATE events SET lease_expires_at = @leaseUntil
@@ -93,13 +94,18 @@ export function eventOps({ db, notify }: SqliteContext): EventOps {
     return { events, expiredLeases: reclaimed + newlyFailed, newlyFailed };
   });
 
-  const ackTx = db.transaction(({ agentId, eventId, now, result }): EventRecord | null => {
+  // One statement on the hot path; the read only runs for repeated acks and unknown or foreign ids.
+  const ackTx = ({
+    agentId,
+    eventId,
+    now,
+    result,
+  }: Parameters<SyncOps["ackEvent"]>[0]): EventRecord | null => {
+    const updated = q.ack.get({ id: eventId, agentId, now, result: json(result) }) as Row | undefined;
+    if (updated) return toEvent(updated);
     const row = q.get.get(eventId) as Row | undefined;
-    if (!row || row.agent_id !== agentId) return null;
-    if (row.state === "acked") return toEvent(row);
-    q.ack.run({ id: eventId, now, result: json(result) });
-    return toEvent(q.get.get(eventId) as Row);
-  });
+    return row && row.agent_id === agentId ? toEvent(row) : null;
+  };
 
   const renewTx = db.transaction(({ agentId, eventId, attempts, leaseMs, now }): RenewResult => {
     const leaseUntil = now + leaseMs;
