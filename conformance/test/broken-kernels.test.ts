@@ -7,6 +7,9 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { allChecks } from "../src/checks/index.js";
+import { loadManifest } from "../src/requirements.js";
+import { matches } from "../src/runner/select.js";
 import type { BrokenEnv } from "./broken/env.js";
 import { brokenKernels } from "./broken/index.js";
 import { startProxy } from "./broken/proxy.js";
@@ -67,6 +70,21 @@ async function suiteThrough(url: string, only: string[], name: string) {
 }
 
 describe("broken kernels", () => {
+  it("cover every family that has a MUST-level check", async () => {
+    const manifest = await loadManifest();
+    const mustFamilies = new Set(
+      allChecks
+        .filter((c) => c.verifies.some((id) => manifest.byId.get(id)?.level === "MUST"))
+        .map((c) => c.family),
+    );
+    const exercised = new Set(
+      allChecks
+        .filter((c) => brokenKernels.some((bk) => bk.only.some((p) => matches(c, p))))
+        .map((c) => c.family),
+    );
+    expect([...mustFamilies].filter((f) => !exercised.has(f))).toEqual([]);
+  });
+
   it("pass the whole suite through a transparent proxy (the proxy alone breaks nothing)", async () => {
     const proxy = await startProxy(kernel.url, {});
     try {

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { families } from "../src/check.js";
 import { allChecks } from "../src/checks/index.js";
 import { flagsFromEnv, reportFormats } from "../src/config/settings.js";
+import { brokenKernels } from "./broken/index.js";
 
 const docs = readFileSync(join(import.meta.dirname, "..", "..", "docs", "conformance.md"), "utf8");
 const readme = readFileSync(join(import.meta.dirname, "..", "README.md"), "utf8");
@@ -48,6 +49,11 @@ describe("docs/conformance.md", () => {
     ])
       expect(read.has(`CAP_CONFORMANCE_${name}`)).toBe(true);
     for (const key of read) if (!/_(URLS|FEATURES)$/.test(key)) expect(docs, key).toContain(`\`${key}\``);
+  });
+
+  it("gives the number of broken kernels the suite is proven against", () => {
+    expect(docs).toContain(`(${brokenKernels.length} in all,`);
+    expect(readme).toContain(`${brokenKernels.length} broken`);
   });
 
   it("documents the four exit codes and every report format", () => {

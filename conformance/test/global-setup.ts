@@ -3,7 +3,7 @@ import { execFileSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-export default function setup(): void {
+export function setup(): void {
   const root = join(dirname(fileURLToPath(import.meta.url)), "..");
   execFileSync(
     process.execPath,

@@ -128,6 +128,20 @@ export const contentKernels: BrokenKernel[] = [
     },
   },
   {
+    name: "sends mention.received payloads without messageId",
+    breaks: "CAP-EVT-6",
+    only: ["messages.mention-wakes-agent", "schema.*"],
+    make: () => ({
+      response(req, res) {
+        if (req.method === "GET" && req.url.pathname.endsWith("/events"))
+          for (const e of (res.json as { events?: { type: string; payload: Record<string, unknown> }[] })
+            ?.events ?? [])
+            if (e.type === "mention.received") delete e.payload.messageId;
+        return res;
+      },
+    }),
+  },
+  {
     name: "rejects unknown body fields on posts",
     breaks: "CAP-COMPAT-4",
     only: ["compat.unknown-body-fields-ignored"],
