@@ -8,7 +8,7 @@ import pg from "pg";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { openPostgresStore, type PostgresStore } from "../../src/store/postgres/index.js";
 import { loadMigrations } from "../../src/store/postgres/migrate.js";
-import { events, T0 } from "./contract-fixtures.js";
+import { aMessage, events, T0 } from "./contract-fixtures.js";
 
 const url = process.env.CAP_TEST_PG_URL;
 const skipped = url ? "" : " (skipped: CAP_TEST_PG_URL not set — .ci/run starts PostgreSQL)";
@@ -203,6 +203,47 @@ describe.skipIf(!url)(`postgres store specifics${skipped}`, () => {
     expect(JSON.stringify(ev?.payload)).toBe(JSON.stringify(payload));
     expect(typeof ev?.createdAt).toBe("number");
     expect(ev?.createdAt).toBe(T0);
+  });
+
+  it("stores and finds strings holding U+0000 and U+FFFF exactly, which PostgreSQL text cannot hold as is", async () => {
+    const s = await openStore(freshSchema());
+    const odd = ["a\u0000b", "\uFFFF0", "\uFFFF\u0000\uFFFF", "\u0000", "plain"];
+    for (const [i, name] of odd.entries()) {
+      await s.insertUser({ id: `usr_${i}\u0000`, name, isAdmin: false, createdAt: T0, deletedAt: null });
+    }
+    for (const [i, name] of odd.entries()) {
+      expect((await s.findUsersByName(name)).map((u) => u.id)).toEqual([`usr_${i}\u0000`]);
+      expect((await s.getUser(`usr_${i}\u0000`))?.name).toBe(name);
+    }
+    expect(await s.getUser("usr_0")).toBeNull();
+    const message = {
+      ...aMessage("pod_\u0000"),
+      content: "x\u0000y\uFFFF0",
+      metadata: { k: "\u0000\uFFFF0" },
+    };
+    await s.insertMessage(message);
+    expect(await s.listMessages({ podId: "pod_\u0000", limit: 5 })).toEqual([message]);
+    await s.enqueueEvents([
+      {
+        id: "evt_\u0000",
+        agentId: "agt_\u0000",
+        podId: "p",
+        type: "t\u0000",
+        payload: "\uFFFF0",
+        createdAt: T0,
+      },
+    ]);
+    const claimed = await s.claimEvents({
+      agentId: "agt_\u0000",
+      limit: 5,
+      leaseMs: 1000,
+      maxAttempts: 5,
+      now: T0,
+    });
+    expect(claimed.events.map((e) => [e.id, e.type, e.payload])).toEqual([
+      ["evt_\u0000", "t\u0000", "\uFFFF0"],
+    ]);
+    expect(await s.ackEvent({ agentId: "agt_\u0000", eventId: "evt_", now: T0, result: null })).toBeNull();
   });
 
   it("refuses a transaction's operations once the transaction has settled", async () => {

@@ -1,7 +1,14 @@
 /**
  * The small runtime the PostgreSQL operations are written against: run a statement on the pool or on the
- * client of the current transaction, map unique violations to StoreConflictError, and record which agents
- * to wake once the write has committed.
+ * client of the current transaction, map unique violations to StoreConflictError, record which agents to
+ * wake once the write has committed, and keep every JavaScript string storable.
+ *
+ * PostgreSQL `text` cannot hold U+0000, which is a valid character in a JSON string and in a decoded URL
+ * path (`%00`). So that such input is stored (or simply not found) instead of failing as a fault, string
+ * parameters are escaped on the way in and text columns unescaped on the way out: U+0000 → U+FFFF "0",
+ * U+FFFF → U+FFFF U+FFFF (an injective mapping, so equality lookups still work). Strings without either
+ * character — all of them in practice — pass through untouched. JSON values travel as `json` text
+ * (JSON.stringify escapes U+0000) and are never rewritten.
  *
  * Must never: run a statement outside the transaction it was handed (a finished transaction's `Db`
  * refuses), or call the wake-up listeners before the write they announce has committed.
@@ -22,6 +29,25 @@ export interface Db {
 }
 
 const UNIQUE_VIOLATION = "23505";
+/** text, varchar, bpchar, name */
+const TEXT_TYPES = new Set([25, 1043, 1042, 19]);
+const ESC = "\uFFFF";
+
+export function encodeText(s: string): string {
+  // ESC is doubled first, so the ESC that stands in for U+0000 is not doubled with it.
+  return s.includes("\u0000") || s.includes(ESC)
+    ? s.replaceAll(ESC, ESC + ESC).replaceAll("\u0000", `${ESC}0`)
+    : s;
+}
+
+export function decodeText(s: string): string {
+  return s.includes(ESC)
+    ? s.replace(/\uFFFF([\uFFFF0])/g, (_, c: string) => (c === "0" ? "\u0000" : ESC))
+    : s;
+}
+
+const encodeParam = (v: unknown): unknown =>
+  typeof v === "string" ? encodeText(v) : Array.isArray(v) ? v.map(encodeParam) : v;
 
 export async function runQuery<R extends Row>(
   runner: pg.Pool | pg.PoolClient,
@@ -29,23 +55,49 @@ export async function runQuery<R extends Row>(
   values: unknown[] | undefined,
   name: string | undefined,
 ): Promise<R[]> {
+  const params = values?.map(encodeParam);
+  let res: pg.QueryResult<R>;
   try {
-    const res = await runner.query<R>(name ? { name, text, values } : { text, values });
-    return res.rows;
+    res = await runner.query<R>(name ? { name, text, values: params } : { text, values: params });
   } catch (err) {
     if ((err as { code?: string }).code === UNIQUE_VIOLATION) {
       throw new StoreConflictError((err as Error).message);
     }
     throw err;
   }
+  const textColumns = res.fields.filter((f) => TEXT_TYPES.has(f.dataTypeID)).map((f) => f.name);
+  if (textColumns.length > 0) {
+    for (const row of res.rows as Row[]) {
+      for (const c of textColumns) {
+        const v = row[c];
+        if (typeof v === "string" && v.includes(ESC)) row[c] = decodeText(v);
+      }
+    }
+  }
+  return res.rows;
+}
+
+/** A `json` parameter: sent as its exact text (pg calls toPostgres), never escaped like a text parameter. */
+class JsonText {
+  constructor(private readonly text: string) {}
+  toPostgres(): string {
+    return this.text;
+  }
 }
 
 /** JSON for a `json` column: the exact text, so values round-trip verbatim. `undefined` is stored as null. */
-export function json(value: unknown): string {
-  return JSON.stringify(value ?? null);
+export function json(value: unknown): JsonText {
+  return new JsonText(JSON.stringify(value ?? null));
 }
 
 /** Nullable JSON: SQL NULL for null/undefined. */
-export function jsonOrNull(value: unknown): string | null {
-  return value === null || value === undefined ? null : JSON.stringify(value);
+export function jsonOrNull(value: unknown): JsonText | null {
+  return value === null || value === undefined ? null : new JsonText(JSON.stringify(value));
+}
+
+/** The columns of `row` that start with `prefix`, without it (for joins that alias each table's columns). */
+export function unprefix(row: Row, prefix: string): Row {
+  const out: Row = {};
+  for (const [k, v] of Object.entries(row)) if (k.startsWith(prefix)) out[k.slice(prefix.length)] = v;
+  return out;
 }

@@ -9,6 +9,7 @@
  * our own notifications (the store already woke local listeners after the commit; `origin` tells them apart).
  */
 import pg from "pg";
+import { decodeText } from "./db.js";
 import { quoteIdent } from "./migrate.js";
 
 export interface ListenerOptions {
@@ -125,7 +126,7 @@ export class NotificationListener {
     if (!payload) return;
     const sep = payload.indexOf("|");
     if (sep < 0 || payload.slice(0, sep + 1) === this.opts.origin) return;
-    this.opts.onAgent(payload.slice(sep + 1));
+    this.opts.onAgent(decodeText(payload.slice(sep + 1)));
   }
 
   async close(): Promise<void> {

@@ -6,8 +6,9 @@
  * installation and issuer whatever their states; the tokens service decides).
  */
 import type { StoreOps } from "../contract.js";
+import { COLUMNS as C, cols } from "./columns.js";
 import type { Db } from "./db.js";
-import { json } from "./db.js";
+import { json, unprefix } from "./db.js";
 import { toIdentity, toInstallation, toRegistryAgent, toRuntimeToken, toUser } from "./rows.js";
 
 type AgentOps = Pick<
@@ -151,7 +152,8 @@ export function agentOps(db: Db): AgentOps {
     async findRuntimeTokenByHash(hash) {
       // One round trip on every authenticated request: the token with its identity, installation and issuer.
       const rows = await db.query(
-        `SELECT row_to_json(t.*) AS t, row_to_json(a.*) AS a, row_to_json(i.*) AS i, row_to_json(u.*) AS u
+        `SELECT ${cols("t", C.runtime_tokens)}, ${cols("a", C.agent_identities)}, ${cols("i", C.installations)},
+                ${cols("u", C.users)}
            FROM runtime_tokens t
            JOIN agent_identities a ON a.id = t.agent_id
            JOIN installations i ON i.id = t.installation_id
@@ -163,10 +165,10 @@ export function agentOps(db: Db): AgentOps {
       const r = rows[0];
       if (!r) return null;
       return {
-        token: toRuntimeToken(r.t as never),
-        identity: toIdentity(r.a as never),
-        installation: toInstallation(r.i as never),
-        issuer: r.u ? toUser(r.u as never) : null,
+        token: toRuntimeToken(unprefix(r, "t_")),
+        identity: toIdentity(unprefix(r, "a_")),
+        installation: toInstallation(unprefix(r, "i_")),
+        issuer: r.u_id === null ? null : toUser(unprefix(r, "u_")),
       };
     },
     getRuntimeToken: (id) => one("SELECT * FROM runtime_tokens WHERE id = $1", [id], toRuntimeToken),

@@ -4,7 +4,9 @@
  * Must never: judge a token's validity (findUserTokenByHash returns whatever it finds; services judge).
  */
 import type { StoreOps } from "../contract.js";
+import { COLUMNS, cols } from "./columns.js";
 import type { Db } from "./db.js";
+import { unprefix } from "./db.js";
 import { toMember, toPod, toUser, toUserToken } from "./rows.js";
 
 type PeopleOps = Pick<
@@ -26,6 +28,8 @@ type PeopleOps = Pick<
   | "listMembers"
   | "removeMember"
 >;
+
+const { users: USER_COLUMNS, user_tokens: USER_TOKEN_COLUMNS } = COLUMNS;
 
 export function peopleOps(db: Db): PeopleOps {
   const one = async <T>(text: string, values: unknown[], map: (r: never) => T): Promise<T | null> => {
@@ -67,12 +71,13 @@ export function peopleOps(db: Db): PeopleOps {
     },
     async findUserTokenByHash(hash) {
       const rows = await db.query(
-        `SELECT row_to_json(t.*) AS t, row_to_json(u.*) AS u
+        `SELECT ${cols("t", USER_TOKEN_COLUMNS)}, ${cols("u", USER_COLUMNS)}
            FROM user_tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = $1`,
         [hash],
+        "cap_find_user_token",
       );
       const r = rows[0];
-      return r ? { token: toUserToken(r.t as never), user: toUser(r.u as never) } : null;
+      return r ? { token: toUserToken(unprefix(r, "t_")), user: toUser(unprefix(r, "u_")) } : null;
     },
     revokeUserTokensOfUser: (userId, now) =>
       count("UPDATE user_tokens SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL RETURNING 1", [
