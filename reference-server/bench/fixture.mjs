@@ -1,26 +1,27 @@
 /**
- * Provisioning for the bench, through the kernel's own services imported from the built `dist/` (the same
- * code the CLI's `provision` uses), acting on the database before a kernel process serves it: one admin
- * human, one pod, N agents each installed with a runtime token, and bulk pre-loaded events.
+ * Fixtures for the bench, made before a kernel process serves the database: agents, a pod and tokens
+ * through the kernel's own CLI (`cap-kernel provision --file`), and bulk pre-loaded events through the
+ * store of the package's public entry (`openStore` from dist/index.js), the same code `serve` runs on.
  *
- * Why not HTTP: pre-loading 100,000 events one `emit` at a time would take longer than the whole bench;
- * the store's `enqueueEvents` takes a batch in one transaction. Must never write rows by hand-written SQL:
- * everything goes through the store contract, so the bench measures the schema the kernel really uses.
+ * Why not HTTP for the events: pre-loading 100,000 events one `emit` at a time would take longer than the
+ * whole bench; the store's `enqueueEvents` takes a batch in one transaction. Must never write rows by
+ * hand-written SQL: everything goes through the CLI or the store contract, so the bench measures the
+ * schema the kernel really uses.
  */
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { kernelDist } from "./kernel-process.mjs";
+import { promisify } from "node:util";
+import { kernelBin, kernelDist, kernelRoot } from "./kernel-process.mjs";
 
-const load = (rel) => import(pathToFileURL(join(kernelDist, rel)).href);
+const run = promisify(execFile);
 
-/** Opens the store named by a `--db` value (`sqlite:PATH` or `postgres://…`), migrating it. */
+/** Opens (and migrates) the store named by a `--db` value, exactly as `cap-kernel serve` would. */
 export async function openStore(db) {
-  if (db.startsWith("sqlite:")) {
-    const { openSqliteStore } = await load("store/sqlite/index.js");
-    return openSqliteStore({ path: db.slice("sqlite:".length) });
-  }
-  const { openPostgresStore } = await load("store/postgres/index.js");
-  return openPostgresStore({ url: db, poolSize: 4 });
+  const { openStore: open } = await import(pathToFileURL(join(kernelDist, "index.js")).href);
+  return open(db);
 }
 
 /**
@@ -28,28 +29,34 @@ export async function openStore(db) {
  * `${prefix}-1..n`. Resolves with {podId, agents: [{name, agentId, token}]}.
  */
 export async function provision(db, { agents = 0, prefix = "bench", names }) {
-  const { createKernel } = await load("kernel.js");
+  const list = names ?? Array.from({ length: agents }, (_, i) => `${prefix}-${i + 1}`);
+  const pod = `${prefix}-pod`;
+  const spec = {
+    users: [{ name: `${prefix}-operator`, admin: true }],
+    pods: [{ name: pod, owner: `${prefix}-operator` }],
+    agents: list.map((name) => ({ name, pods: [pod], installedBy: `${prefix}-operator`, messagePosted: false })),
+  };
+  const dir = mkdtempSync(join(tmpdir(), "cap-bench-spec-"));
+  let out;
+  try {
+    writeFileSync(join(dir, "spec.json"), JSON.stringify(spec));
+    const { stdout } = await run(process.execPath, [kernelBin, "provision", "--db", db, "--file", join(dir, "spec.json")], {
+      cwd: kernelRoot,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    out = JSON.parse(stdout);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  // Pre-loading needs each agent's identity id, which `provision` does not print.
   const store = await openStore(db);
   try {
-    const k = createKernel({ store });
-    const { user } = await k.users.createUser({ name: `${prefix}-operator`, isAdmin: true });
-    const pod = await k.pods.createPod(user.id, `${prefix}-pod`);
-    const out = [];
-    for (const name of names ?? Array.from({ length: agents }, (_, i) => `${prefix}-${i + 1}`)) {
-      await k.registry.publishAs(user.id, true, { name, description: "bench agent" });
-      const issued = await store.transaction(async (tx) => {
-        const inst = await k.registry.installIn(
-          tx,
-          { agentName: name, podId: pod.id, messagePosted: false },
-          { kind: "human", id: user.id },
-          user.id,
-        );
-        return k.tokens.issueRuntimeToken(tx, inst, user.id, "bench");
-      });
-      const identity = await store.findAgentIdentity(name, "default");
-      out.push({ name, agentId: identity.id, token: issued.token });
+    const withIds = [];
+    for (const a of out.agents) {
+      const identity = await store.findAgentIdentity(a.name, a.instanceId);
+      withIds.push({ name: a.name, agentId: identity.id, token: a.token });
     }
-    return { podId: pod.id, agents: out };
+    return { podId: out.pods[0].id, agents: withIds };
   } finally {
     await store.close();
   }
