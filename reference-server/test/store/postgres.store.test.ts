@@ -246,6 +246,19 @@ describe.skipIf(!url)(`postgres store specifics${skipped}`, () => {
     expect(await s.ackEvent({ agentId: "agt_\u0000", eventId: "evt_", now: T0, result: null })).toBeNull();
   });
 
+  it("rejects a transaction whose function swallowed a failed statement, since nothing was committed", async () => {
+    const s = await openStore(freshSchema());
+    const user = { id: "usr_dup", name: "d", isAdmin: false, createdAt: T0, deletedAt: null };
+    await s.insertUser(user);
+    await expect(
+      s.transaction(async (tx) => {
+        await tx.insertPod({ id: "pod_lost", name: "lost", createdBy: user.id, createdAt: T0 });
+        await tx.insertUser(user).catch(() => undefined);
+      }),
+    ).rejects.toThrow(/rolled back/);
+    expect(await s.getPod("pod_lost")).toBeNull();
+  });
+
   it("refuses a transaction's operations once the transaction has settled", async () => {
     const s = await openStore(freshSchema());
     let leaked: Parameters<Parameters<PostgresStore["transaction"]>[0]>[0] | undefined;

@@ -139,7 +139,10 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       let open = true;
       let broken: Error | undefined;
       try {
-        await client.query("BEGIN");
+        await client.query("BEGIN").catch((err: Error) => {
+          broken = err;
+          throw err;
+        });
         const tx = buildOps(
           makeDb(
             client,
@@ -158,12 +161,16 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
           throw err;
         }
         open = false;
+        let tag: string;
         try {
-          await client.query("COMMIT");
+          tag = (await client.query("COMMIT")).command;
         } catch (err) {
           broken = err as Error;
           throw err;
         }
+        // PostgreSQL answers COMMIT of a transaction that an error aborted (fn caught a failed statement and
+        // resolved anyway) with a ROLLBACK: nothing was written, so the caller must not believe otherwise.
+        if (tag === "ROLLBACK") throw new Error("transaction rolled back: a statement inside it failed");
         emit(woken);
         return result;
       } finally {
