@@ -2,7 +2,8 @@
  * Long-poll wake latency: agent `wake-sleeper` waits in a long-poll; agent `wake-poster` posts a message
  * mentioning it; the figure is the time from the poster receiving its `201` to the sleeper's long-poll
  * returning that `mention.received` — p50/p99 over `sizes.wakeSamples` events, first idle, then while 8
- * drain drivers work through a pre-loaded queue on the same kernel.
+ * drain drivers (in a worker thread, so the probe's event loop stays free) work through a pre-loaded queue
+ * on the same kernel.
  *
  * SQLite: one kernel process. PostgreSQL: two replicas on one database; the poster talks to replica 1 and
  * the sleeper waits on replica 2, so every wake-up crosses LISTEN/NOTIFY. Under load, the drain drivers are
@@ -13,7 +14,8 @@
  * long-poll so it is parked in the kernel before the post (otherwise the poll would find the event ready
  * and measure a plain poll, not a wake-up).
  */
-import { agentClient, drainDriver } from "../drivers.mjs";
+import { startDrainLoad } from "../drain-load.mjs";
+import { agentClient } from "../drivers.mjs";
 import { preload, provision } from "../fixture.mjs";
 import { startKernel } from "../kernel-process.mjs";
 import { round, sleep, summarize } from "../stats.mjs";
@@ -65,17 +67,13 @@ export async function wake({ sizes, log, newDb }, store, { loadEvents }) {
     const idle = await probe(base);
     log(`wake ${store} idle: p50 ${idle.p50} ms, p99 ${idle.p99} ms (${idle.count} samples)`);
 
-    let stop = false;
-    const drivers = load.agents.map((a, i) => drainDriver(via(kernels[i % replicas], a.token), {
-      expected: Number.POSITIVE_INFINITY,
-      deadline: performance.now() + sizes.wakeTimeoutMs,
-      shouldStop: () => stop,
-    }));
+    const loadRun = startDrainLoad(
+      load.agents.map((a, i) => ({ baseUrl: kernels[i % replicas].baseUrl, token: a.token })),
+      { deadlineMs: sizes.wakeTimeoutMs + sizes.warmupMs },
+    );
     await sleep(sizes.warmupMs);
     const loaded = await probe(base);
-    stop = true;
-    const runs = await Promise.all(drivers);
-    const loadAcked = runs.reduce((n, r) => n + r.acked, 0);
+    const loadAcked = await loadRun.stop();
     log(`wake ${store} under load: p50 ${loaded.p50} ms, p99 ${loaded.p99} ms (${loaded.count} samples, ${loadAcked} load events acked)`);
     return { idle, loaded, loadAcked, loadExhausted: loadAcked >= loadEvents, replicas };
   } finally {
