@@ -13,7 +13,11 @@ let exiting = false;
 
 /** Starts `command args` and tracks it; stdout/stderr are kept (last 64 KiB) for error reports. */
 export function startChild(name, command, args, { env, cwd } = {}) {
-  const child = spawn(command, args, { env: { ...process.env, ...env }, cwd, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(command, args, {
+    env: { ...process.env, ...env },
+    cwd,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   const keep = (chunk) => {
     output = (output + chunk.toString("utf8")).slice(-65536);
@@ -116,7 +120,9 @@ export async function waitUntil(what, check, { timeoutMs = 20_000, handle } = {}
     }
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${handle ? `:\n${handle.output()}` : ""}`);
+  throw new Error(
+    `timed out after ${timeoutMs} ms waiting for ${what}${handle ? `:\n${handle.output()}` : ""}`,
+  );
 }
 
 /** CPU seconds (user + system) a live process has used so far, from /proc (Linux, 100 ticks/s). */

@@ -32,7 +32,9 @@ if (parentPort && workerData?.targets) {
   const deadline = performance.now() + workerData.deadlineMs;
   const agents = workerData.targets.map((t) => agentClient(t.baseUrl, t.token));
   const runs = await Promise.all(
-    agents.map((a) => drainDriver(a, { expected: Number.POSITIVE_INFINITY, deadline, shouldStop: () => stop })),
+    agents.map((a) =>
+      drainDriver(a, { expected: Number.POSITIVE_INFINITY, deadline, shouldStop: () => stop }),
+    ),
   );
   for (const a of agents) a.close();
   parentPort.postMessage({ acked: runs.reduce((n, r) => n + r.acked, 0) });

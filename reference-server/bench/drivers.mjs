@@ -21,7 +21,8 @@ export function agentClient(baseUrl, token) {
   };
   return {
     client,
-    poll: (limit, waitSeconds) => call("GET", `/events?limit=${limit}&waitSeconds=${waitSeconds}`, undefined, 200),
+    poll: (limit, waitSeconds) =>
+      call("GET", `/events?limit=${limit}&waitSeconds=${waitSeconds}`, undefined, 200),
     ack: (id) => call("POST", `/events/${encodeURIComponent(id)}/ack`, ACK_BODY, 200),
     post: (podId, content) => call("POST", `/pods/${encodeURIComponent(podId)}/messages`, { content }, 201),
     get requests() {

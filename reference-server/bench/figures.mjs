@@ -17,7 +17,12 @@ export const GOALS = {
 export const IDS = {
   drainSqlite: ["drain-sqlite-events", "drain-sqlite-requests"],
   conversational: ["conversational-sqlite-events"],
-  wakeSqlite: ["wake-sqlite-idle-p50", "wake-sqlite-idle-p99", "wake-sqlite-load-p50", "wake-sqlite-load-p99"],
+  wakeSqlite: [
+    "wake-sqlite-idle-p50",
+    "wake-sqlite-idle-p99",
+    "wake-sqlite-load-p50",
+    "wake-sqlite-load-p99",
+  ],
   redelivery: ["redelivery-sqlite-p50", "redelivery-sqlite-p99"],
   footprint: ["rss-idle-sqlite", "rss-100k-pending-sqlite", "db-bytes-per-event-sqlite"],
   drainPostgres: ["drain-postgres-events", "drain-postgres-requests"],
@@ -86,9 +91,27 @@ export function wakeFigures(store, r) {
       (phase === "load"
         ? `; ${r.loadAcked} load events acked meanwhile${r.loadExhausted ? " (the load queue ran empty before the probe ended)" : ""}`
         : "");
-    const common = { group: "Long-poll wake latency", unit: "ms", better: "lower", store: pg ? "postgres-2-replicas" : "sqlite", samples: s.count };
-    out.push({ id: `${prefix}-${phase}-p50`, name: `${label}, ${phaseName}, p50`, value: ms(s.p50), ...common, notes });
-    out.push({ id: `${prefix}-${phase}-p99`, name: `${label}, ${phaseName}, p99`, value: ms(s.p99), ...common, goal: pg ? GOALS.wakePostgres : GOALS.wakeSqlite });
+    const common = {
+      group: "Long-poll wake latency",
+      unit: "ms",
+      better: "lower",
+      store: pg ? "postgres-2-replicas" : "sqlite",
+      samples: s.count,
+    };
+    out.push({
+      id: `${prefix}-${phase}-p50`,
+      name: `${label}, ${phaseName}, p50`,
+      value: ms(s.p50),
+      ...common,
+      notes,
+    });
+    out.push({
+      id: `${prefix}-${phase}-p99`,
+      name: `${label}, ${phaseName}, p99`,
+      value: ms(s.p99),
+      ...common,
+      goal: pg ? GOALS.wakePostgres : GOALS.wakeSqlite,
+    });
   }
   return out;
 }
@@ -98,10 +121,28 @@ export function redeliveryFigures(r, sizes) {
     `lease 1 s; ${r.count} redeliveries (${sizes.redeliveryAgents} agents × ${sizes.redeliveryRounds} leases), each to a long-poll already waiting; ` +
     `max ${r.max} ms; ${r.over50} over 50 ms` +
     (r.wrong ? `; ${r.wrong} polls returned something other than the expected redelivery` : "");
-  const common = { group: "Redelivery latency", unit: "ms", better: "lower", store: "sqlite", samples: r.count };
+  const common = {
+    group: "Redelivery latency",
+    unit: "ms",
+    better: "lower",
+    store: "sqlite",
+    samples: r.count,
+  };
   return [
-    { id: "redelivery-sqlite-p50", name: "SQLite, lease expiry → next long-poll, p50", value: ms(r.p50), ...common, notes },
-    { id: "redelivery-sqlite-p99", name: "SQLite, lease expiry → next long-poll, p99", value: ms(r.p99), ...common, goal: GOALS.redelivery },
+    {
+      id: "redelivery-sqlite-p50",
+      name: "SQLite, lease expiry → next long-poll, p50",
+      value: ms(r.p50),
+      ...common,
+      notes,
+    },
+    {
+      id: "redelivery-sqlite-p99",
+      name: "SQLite, lease expiry → next long-poll, p99",
+      value: ms(r.p99),
+      ...common,
+      goal: GOALS.redelivery,
+    },
   ];
 }
 
@@ -122,7 +163,8 @@ export function footprintFigures(r, sizes) {
       unit: "MiB",
       value: round(r.loaded, 1),
       ...common,
-      notes: "same requests (the polls claim 8 of the events; /metrics counts the queue by state), then 1 s quiet",
+      notes:
+        "same requests (the polls claim 8 of the events; /metrics counts the queue by state), then 1 s quiet",
     },
     {
       id: "db-bytes-per-event-sqlite",

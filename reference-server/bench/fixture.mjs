@@ -34,16 +34,25 @@ export async function provision(db, { agents = 0, prefix = "bench", names }) {
   const spec = {
     users: [{ name: `${prefix}-operator`, admin: true }],
     pods: [{ name: pod, owner: `${prefix}-operator` }],
-    agents: list.map((name) => ({ name, pods: [pod], installedBy: `${prefix}-operator`, messagePosted: false })),
+    agents: list.map((name) => ({
+      name,
+      pods: [pod],
+      installedBy: `${prefix}-operator`,
+      messagePosted: false,
+    })),
   };
   const dir = mkdtempSync(join(tmpdir(), "cap-bench-spec-"));
   let out;
   try {
     writeFileSync(join(dir, "spec.json"), JSON.stringify(spec));
-    const { stdout } = await run(process.execPath, [kernelBin, "provision", "--db", db, "--file", join(dir, "spec.json")], {
-      cwd: kernelRoot,
-      maxBuffer: 16 * 1024 * 1024,
-    });
+    const { stdout } = await run(
+      process.execPath,
+      [kernelBin, "provision", "--db", db, "--file", join(dir, "spec.json")],
+      {
+        cwd: kernelRoot,
+        maxBuffer: 16 * 1024 * 1024,
+      },
+    );
     out = JSON.parse(stdout);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -28,7 +28,10 @@ async function healthy(baseUrl, path) {
 /** The Fastify hello-world baseline on a free port. */
 export async function startBaseline() {
   const port = await freePort();
-  const handle = startChild("fastify-baseline", process.execPath, [join(here, "baseline-server.mjs"), String(port)]);
+  const handle = startChild("fastify-baseline", process.execPath, [
+    join(here, "baseline-server.mjs"),
+    String(port),
+  ]);
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitUntil("the baseline server", () => handle.output().includes("ready"), { handle });
   return { handle, baseUrl };
@@ -49,7 +52,18 @@ export async function startKernel(db, { leaseSeconds, maxAttempts, name = "cap-k
   const missing = kernelMissing();
   if (missing) throw new Error(missing);
   const port = await freePort();
-  const args = [kernelBin, "serve", "--host", "127.0.0.1", "--port", String(port), "--db", db, "--log-level", "warn"];
+  const args = [
+    kernelBin,
+    "serve",
+    "--host",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--db",
+    db,
+    "--log-level",
+    "warn",
+  ];
   if (leaseSeconds !== undefined) args.push("--lease-seconds", String(leaseSeconds));
   if (maxAttempts !== undefined) args.push("--max-attempts", String(maxAttempts));
   const handle = startChild(name, process.execPath, args, { cwd: kernelRoot });

@@ -14,7 +14,12 @@ export function createClient(baseUrl, { sockets = 1 } = {}) {
     throw new Error(`bench load goes to loopback only, not ${url.hostname}`);
   }
   // noDelay: small request/response pairs must not wait on Nagle's algorithm.
-  const agent = new http.Agent({ keepAlive: true, maxSockets: sockets, maxFreeSockets: sockets, noDelay: true });
+  const agent = new http.Agent({
+    keepAlive: true,
+    maxSockets: sockets,
+    maxFreeSockets: sockets,
+    noDelay: true,
+  });
   let requests = 0;
 
   /**
@@ -57,7 +62,9 @@ export function createClient(baseUrl, { sockets = 1 } = {}) {
           res.on("error", reject);
         },
       );
-      req.setTimeout(timeoutMs, () => req.destroy(new Error(`${method} ${path}: no answer in ${timeoutMs} ms`)));
+      req.setTimeout(timeoutMs, () =>
+        req.destroy(new Error(`${method} ${path}: no answer in ${timeoutMs} ms`)),
+      );
       req.on("error", reject);
       if (payload) req.end(payload);
       else req.end();
@@ -78,7 +85,16 @@ export function createClient(baseUrl, { sockets = 1 } = {}) {
  * for `durationMs` after `warmupMs`. Only requests completed inside the measured window count.
  * Resolves with {requests, seconds, perSecond, errors}.
  */
-export async function closedLoop({ baseUrl, method, path, body, headers, connections, warmupMs, durationMs }) {
+export async function closedLoop({
+  baseUrl,
+  method,
+  path,
+  body,
+  headers,
+  connections,
+  warmupMs,
+  durationMs,
+}) {
   const clients = Array.from({ length: connections }, () => createClient(baseUrl));
   const startAt = performance.now();
   const measureFrom = startAt + warmupMs;

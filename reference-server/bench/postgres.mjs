@@ -23,9 +23,13 @@ export async function findPostgres() {
   const fromEnv = process.env.CAP_BENCH_PG_URL ?? process.env.CAP_TEST_PG_URL;
   if (fromEnv) return { adminUrl: fromEnv, source: "CAP_BENCH_PG_URL/CAP_TEST_PG_URL" };
   if (!which("pg_createcluster") || process.getuid?.() !== 0) {
-    return { skipped: "no PostgreSQL: CAP_BENCH_PG_URL is unset and pg_createcluster (as root) is unavailable" };
+    return {
+      skipped: "no PostgreSQL: CAP_BENCH_PG_URL is unset and pg_createcluster (as root) is unavailable",
+    };
   }
-  const versions = execFileSync("sh", ["-c", "ls /usr/lib/postgresql"], { encoding: "utf8" }).split(/\s+/).filter(Boolean);
+  const versions = execFileSync("sh", ["-c", "ls /usr/lib/postgresql"], { encoding: "utf8" })
+    .split(/\s+/)
+    .filter(Boolean);
   const version = versions.sort((a, b) => Number(b) - Number(a))[0];
   const name = `capbench${process.pid}`;
   const port = await freePort();
@@ -36,10 +40,17 @@ export async function findPostgres() {
       { stdio: "pipe" },
     );
   } catch (err) {
-    return { skipped: `no PostgreSQL: pg_createcluster failed (${String(err.stderr ?? err.message).trim().slice(0, 200)})` };
+    return {
+      skipped: `no PostgreSQL: pg_createcluster failed (${String(err.stderr ?? err.message)
+        .trim()
+        .slice(0, 200)})`,
+    };
   }
   onCleanup(() => execFileSync("pg_dropcluster", ["--stop", version, name], { stdio: "pipe" }));
-  return { adminUrl: `postgres://postgres@127.0.0.1:${port}/postgres`, source: `throwaway cluster ${version}/${name}` };
+  return {
+    adminUrl: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    source: `throwaway cluster ${version}/${name}`,
+  };
 }
 
 let counter = 0;

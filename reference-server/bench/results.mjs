@@ -9,8 +9,9 @@
  * Must never write a number for something that was not measured: skipped figures are listed under
  * `skipped` with the reason, and have no entry in `results`.
  */
-import { cpus, freemem, loadavg, totalmem } from "node:os";
+
 import { readFileSync, writeFileSync } from "node:fs";
+import { cpus, freemem, loadavg, totalmem } from "node:os";
 import { round } from "./stats.mjs";
 
 export const BASELINE_ID = "fastify-hello-post";
@@ -67,7 +68,9 @@ export function createReport({ command }) {
             `mean of ${baselines.length} measurements taken between the scenarios (${values.map((v) => Math.round(v)).join(", ")} req/s); ` +
             `each kernel ratio uses the measurements next to it; 8 keep-alive connections from the bench's node:http generator; ` +
             `server at ${baselines.map((b) => `${round(b.serverCpu * 100)} %`).join(", ")} of a core, generator at ${baselines.map((b) => `${round(b.clientCpu * 100)} %`).join(", ")}` +
-            (spread > 0.2 ? `; the measurements spread by ${round(spread * 100)} %: the machine was not quiet, so ratios are noisy` : ""),
+            (spread > 0.2
+              ? `; the measurements spread by ${round(spread * 100)} %: the machine was not quiet, so ratios are noisy`
+              : ""),
         });
       }
       return {
@@ -123,7 +126,8 @@ export function renderTable(doc) {
   }
   if (doc.skipped.length > 0) {
     lines.push("", "Skipped in this run:", "");
-    for (const s of doc.skipped) lines.push(`- ${s.ids.map((id) => `\`${id}\``).join(", ")} — skipped: ${s.reason}`);
+    for (const s of doc.skipped)
+      lines.push(`- ${s.ids.map((id) => `\`${id}\``).join(", ")} — skipped: ${s.reason}`);
   }
   const noted = doc.results.filter((r) => r.notes);
   if (noted.length > 0) {
@@ -133,7 +137,8 @@ export function renderTable(doc) {
   return lines.join("\n");
 }
 
-export const BEGIN = "<!-- bench:results:begin (written by reference-server/bench/run.mjs; do not edit by hand) -->";
+export const BEGIN =
+  "<!-- bench:results:begin (written by reference-server/bench/run.mjs; do not edit by hand) -->";
 export const END = "<!-- bench:results:end -->";
 
 /** Replaces the generated block of docs/benchmarks.md (between BEGIN and END) with the table. */

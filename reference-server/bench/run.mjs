@@ -54,11 +54,13 @@ const { values: args } = parseArgs({
   },
 });
 const only = new Set(args.only ? args.only.split(",") : ALL);
-for (const name of only) if (!ALL.includes(name)) throw new Error(`--only: unknown scenario ${name} (${ALL.join(", ")})`);
+for (const name of only)
+  if (!ALL.includes(name)) throw new Error(`--only: unknown scenario ${name} (${ALL.join(", ")})`);
 const sizes = args.quick ? SIZES.quick : SIZES.full;
 const fullRun = !args.quick && !args.only;
 const outFile =
-  args.out ?? (fullRun ? join(repoRoot, "docs", "benchmarks", "results.json") : join(tmpdir(), "cap-bench-results.json"));
+  args.out ??
+  (fullRun ? join(repoRoot, "docs", "benchmarks", "results.json") : join(tmpdir(), "cap-bench-results.json"));
 const writeDocs = args.docs ?? (fullRun && !args.out);
 const command =
   process.env.npm_lifecycle_event === "bench" && process.argv.length === 2
@@ -105,12 +107,19 @@ async function baseline() {
 /** Events to pre-load so the drain load outlasts the wake probe, from the drain rate measured before. */
 function wakeLoadEvents(rate) {
   const probeSeconds = (sizes.wakeSamples * (sizes.parkMs + 15)) / 1000 + sizes.warmupMs / 1000;
-  return Math.min(sizes.wakeLoadMax, Math.max(sizes.wakeLoadMin, Math.ceil((rate ?? 5000) * probeSeconds * 1.5)));
+  return Math.min(
+    sizes.wakeLoadMax,
+    Math.max(sizes.wakeLoadMin, Math.ceil((rate ?? 5000) * probeSeconds * 1.5)),
+  );
 }
 
 log(`sizes: ${args.quick ? "quick" : "full"}; results → ${relative(process.cwd(), outFile)}`);
 if (loadavg()[0] > 1) {
-  log(`warning: load average ${loadavg().map((n) => n.toFixed(2)).join(" / ")}: other work is running; figures will be noisy`);
+  log(
+    `warning: load average ${loadavg()
+      .map((n) => n.toFixed(2))
+      .join(" / ")}: other work is running; figures will be noisy`,
+  );
 }
 
 const missing = kernelMissing();
@@ -147,16 +156,22 @@ if (missing) {
       const after = await baseline();
       if (r) {
         rates.postgres = r.eventsPerSecond;
-        report.add(...drainFigures("postgres", r, [before, after], `; one replica; PostgreSQL: ${pg.source}`));
+        report.add(
+          ...drainFigures("postgres", r, [before, after], `; one replica; PostgreSQL: ${pg.source}`),
+        );
       }
     }
   }
   if (only.has("wake")) {
-    const r = await attempt(IDS.wakeSqlite, () => wake(ctx, "sqlite", { loadEvents: wakeLoadEvents(rates.sqlite) }));
+    const r = await attempt(IDS.wakeSqlite, () =>
+      wake(ctx, "sqlite", { loadEvents: wakeLoadEvents(rates.sqlite) }),
+    );
     if (r) report.add(...wakeFigures("sqlite", r));
   }
   if (pg) {
-    const r = await attempt(IDS.wakePostgres, () => wake(ctx, "postgres", { loadEvents: wakeLoadEvents(rates.postgres) }));
+    const r = await attempt(IDS.wakePostgres, () =>
+      wake(ctx, "postgres", { loadEvents: wakeLoadEvents(rates.postgres) }),
+    );
     if (r) report.add(...wakeFigures("postgres", r));
   }
   if (only.has("redelivery")) {
@@ -172,6 +187,8 @@ if (missing) {
 const doc = report.finish();
 writeJson(outFile, doc);
 if (writeDocs) updateDocs(join(repoRoot, "docs", "benchmarks.md"), doc);
-process.stdout.write(`\n${renderTable(doc)}\n\nwrote ${outFile}${writeDocs ? " and docs/benchmarks.md" : ""}\n`);
+process.stdout.write(
+  `\n${renderTable(doc)}\n\nwrote ${outFile}${writeDocs ? " and docs/benchmarks.md" : ""}\n`,
+);
 await cleanupAll();
 process.exit(failures > 0 ? 1 : 0);

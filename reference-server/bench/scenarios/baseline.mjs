@@ -27,7 +27,9 @@ export async function measureBaseline({ sizes, log }) {
     const self = process.cpuUsage(self0);
     const clientCpu = (self.user + self.system) / 1e6 / wall;
     if (r.errors > 0) throw new Error(`baseline answered ${r.errors} errors`);
-    log(`baseline: ${Math.round(r.perSecond)} req/s (server ${round(serverCpu * 100)} % of a core, generator ${round(clientCpu * 100)} %)`);
+    log(
+      `baseline: ${Math.round(r.perSecond)} req/s (server ${round(serverCpu * 100)} % of a core, generator ${round(clientCpu * 100)} %)`,
+    );
     return { perSecond: r.perSecond, serverCpu, clientCpu };
   } finally {
     await handle.stop();

@@ -18,7 +18,8 @@ export async function conversational({ sizes, log, newDb }, store) {
   try {
     const next = (i) => fx.agents[(i + 1) % fx.agents.length].name;
     for (let c = 0; c < sizes.chains; c++) {
-      for (let i = 0; i < agents.length; i++) await agents[i].post(fx.podId, `@${next(i)} start of chain ${c}`);
+      for (let i = 0; i < agents.length; i++)
+        await agents[i].post(fx.podId, `@${next(i)} start of chain ${c}`);
     }
     const requests0 = agents.reduce((n, a) => n + a.requests, 0);
     const countFrom = performance.now() + sizes.warmupMs;

@@ -34,7 +34,9 @@ export async function drain({ sizes, log, newDb }, store) {
     const acked = runs.reduce((n, r) => n + r.acked, 0);
     const requests = agents.reduce((n, a) => n + a.requests, 0);
     const complete = acked === sizes.drainEvents;
-    log(`drain ${store}: ${acked} events in ${round(seconds, 2)} s = ${Math.round(acked / seconds)} events/s, ${Math.round(requests / seconds)} req/s`);
+    log(
+      `drain ${store}: ${acked} events in ${round(seconds, 2)} s = ${Math.round(acked / seconds)} events/s, ${Math.round(requests / seconds)} req/s`,
+    );
     const notes =
       `${acked} of ${sizes.drainEvents} events acked in ${round(seconds, 2)} s` +
       `${complete ? "" : ` (stopped at the ${sizes.drainTimeoutMs / 1000} s bound)`}; ` +

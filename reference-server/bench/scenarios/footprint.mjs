@@ -48,6 +48,8 @@ export async function footprint({ sizes, log, newDb }) {
   const after = dbBytes(path);
   const loaded = await settledRss(db, fx);
   const bytesPerEvent = (after - before) / sizes.footprintEvents;
-  log(`footprint: RSS idle ${idle.toFixed(1)} MiB, with ${sizes.footprintEvents} pending ${loaded.toFixed(1)} MiB, ${Math.round(bytesPerEvent)} bytes/event`);
+  log(
+    `footprint: RSS idle ${idle.toFixed(1)} MiB, with ${sizes.footprintEvents} pending ${loaded.toFixed(1)} MiB, ${Math.round(bytesPerEvent)} bytes/event`,
+  );
   return { idle, loaded, bytesPerEvent, before, after };
 }

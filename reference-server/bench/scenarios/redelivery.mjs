@@ -14,7 +14,11 @@ export async function redelivery({ sizes, log, newDb }, store) {
   const db = await newDb(store, "redelivery");
   const fx = await provision(db, { agents: sizes.redeliveryAgents, prefix: "lease" });
   await preload(db, { podId: fx.podId, agents: fx.agents, count: fx.agents.length, tag: "r" });
-  const kernel = await startKernel(db, { leaseSeconds: 1, maxAttempts: sizes.redeliveryRounds + 5, name: `cap-kernel (${store}, lease 1 s)` });
+  const kernel = await startKernel(db, {
+    leaseSeconds: 1,
+    maxAttempts: sizes.redeliveryRounds + 5,
+    name: `cap-kernel (${store}, lease 1 s)`,
+  });
   const agents = fx.agents.map((a) => agentClient(kernel.baseUrl, a.token));
   const wall = (at) => performance.timeOrigin + at;
   try {

@@ -18,7 +18,7 @@ import { startDrainLoad } from "../drain-load.mjs";
 import { agentClient } from "../drivers.mjs";
 import { preload, provision } from "../fixture.mjs";
 import { startKernel } from "../kernel-process.mjs";
-import { round, sleep, summarize } from "../stats.mjs";
+import { sleep, summarize } from "../stats.mjs";
 
 async function probe({ poster, sleeper, podId, samples, parkMs, timeoutMs }) {
   const latencies = [];
@@ -54,7 +54,8 @@ export async function wake({ sizes, log, newDb }, store, { loadEvents }) {
   const kernels = [];
   const clients = [];
   try {
-    for (let r = 1; r <= replicas; r++) kernels.push(await startKernel(db, { name: `cap-kernel (${store}, wake, replica ${r})` }));
+    for (let r = 1; r <= replicas; r++)
+      kernels.push(await startKernel(db, { name: `cap-kernel (${store}, wake, replica ${r})` }));
     const via = (k, token) => {
       const c = agentClient(k.baseUrl, token);
       clients.push(c);
@@ -62,7 +63,14 @@ export async function wake({ sizes, log, newDb }, store, { loadEvents }) {
     };
     const poster = via(kernels[0], posterFx.token);
     const sleeper = via(kernels[replicas - 1], sleeperFx.token);
-    const base = { poster, sleeper, podId: pair.podId, samples: sizes.wakeSamples, parkMs: sizes.parkMs, timeoutMs: sizes.wakeTimeoutMs };
+    const base = {
+      poster,
+      sleeper,
+      podId: pair.podId,
+      samples: sizes.wakeSamples,
+      parkMs: sizes.parkMs,
+      timeoutMs: sizes.wakeTimeoutMs,
+    };
 
     const idle = await probe(base);
     log(`wake ${store} idle: p50 ${idle.p50} ms, p99 ${idle.p99} ms (${idle.count} samples)`);
@@ -74,7 +82,9 @@ export async function wake({ sizes, log, newDb }, store, { loadEvents }) {
     await sleep(sizes.warmupMs);
     const loaded = await probe(base);
     const loadAcked = await loadRun.stop();
-    log(`wake ${store} under load: p50 ${loaded.p50} ms, p99 ${loaded.p99} ms (${loaded.count} samples, ${loadAcked} load events acked)`);
+    log(
+      `wake ${store} under load: p50 ${loaded.p50} ms, p99 ${loaded.p99} ms (${loaded.count} samples, ${loadAcked} load events acked)`,
+    );
     return { idle, loaded, loadAcked, loadExhausted: loadAcked >= loadEvents, replicas };
   } finally {
     for (const c of clients) c.close();
