@@ -40,11 +40,29 @@ if (pn("install", ...frozen) !== 0) process.exit(1);
 
 if (mode === "start") {
   if (
-    pn("exec", "turbo", "run", "build", "--filter=@commonly/cap-kernel...",
-      "--filter=@commonly/cap-docs...", "--output-logs=errors-only") !== 0
+    pn(
+      "exec",
+      "turbo",
+      "run",
+      "build",
+      "--filter=@commonly/cap-kernel...",
+      "--filter=@commonly/cap-docs...",
+      "--filter=@commonly/example-echo-ts...",
+      "--output-logs=errors-only",
+    ) !== 0
   )
     process.exit(1);
-  process.exit(run(process.execPath, [join(root, "reference-server", "dist", "bin.js"), "demo", ...extra]));
+  // The demo's echo agent is answered by the SDK's echo example, a real driver in its own process.
+  const driver = `"${process.execPath}" "${join(root, "examples", "echo-ts", "dist", "echo.js")}"`;
+  process.exit(
+    run(process.execPath, [
+      join(root, "reference-server", "dist", "bin.js"),
+      "demo",
+      "--driver",
+      driver,
+      ...extra,
+    ]),
+  );
 } else if (mode === "test") {
   if (pn("exec", "biome", "check", ".") !== 0) process.exit(1);
   const packages = [

@@ -119,7 +119,15 @@ dbOptions(tokens.command("revoke <tokenId>").description("Revoke a runtime token
 serverOptions(
   program
     .command("demo")
-    .description("Serve on .cap-kernel/demo.db with a demo pod and an echo driver; print tokens."),
+    .description("Serve on .cap-kernel/demo.db with a demo pod and an echo driver; print tokens.")
+    .option(
+      "--driver <command>",
+      "run this CAP driver for agent echo instead of the built-in one (gets CAP_URL and CAP_TOKEN)",
+    )
+    .addHelpText(
+      "after",
+      "\nExamples:\n  cap-kernel demo\n  cap-kernel demo --driver 'node examples/echo-ts/dist/echo.js'",
+    ),
 ).action(demoCommand);
 
 program.parseAsync(process.argv).catch((err: Error) => {

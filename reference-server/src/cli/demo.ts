@@ -1,8 +1,11 @@
 /**
  * `cap-kernel demo`: the main job of the README quickstart. Serves the kernel on an SQLite file with a demo
- * pod, prints the URL, a human token and two agent tokens, runs an in-process echo driver for agent "echo",
- * and posts a first human message mentioning @echo so an event visibly flows within seconds.
+ * pod, prints the URL, a human token and two agent tokens, runs an echo driver for agent "echo" — a real
+ * CAP driver in its own process when `--driver` names one (the README quickstart runs the SDK's echo
+ * example), else a minimal built-in one — and posts a first human message mentioning @echo so an event
+ * visibly flows within seconds.
  */
+import { spawn } from "node:child_process";
 import { startEchoDriver } from "../demo/echo-driver.js";
 import type { Kernel } from "../kernel.js";
 import type { UserCaller } from "../services/deps.js";
@@ -38,7 +41,32 @@ export async function seedDemo(k: Kernel) {
   return { who, humanToken: token, podId: pod.id, echoToken: agents.echo!, helperToken: agents.helper! };
 }
 
-export async function demoCommand(flags: ServeFlags): Promise<void> {
+/** A driver process for agent echo; its output is prefixed so it reads apart from the kernel's. */
+function startDriverProcess(command: string, url: string, token: string, say: (line: string) => void) {
+  const child = spawn(command, {
+    shell: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, CAP_URL: url, CAP_TOKEN: token },
+  });
+  const relay = (chunk: Buffer) => {
+    for (const line of chunk.toString().split("\n")) if (line.trim()) say(`[driver] ${line}`);
+  };
+  child.stdout.on("data", relay);
+  child.stderr.on("data", relay);
+  child.on("exit", (code, signal) => {
+    if (signal !== "SIGTERM") say(`[driver] exited (${signal ?? `code ${code}`})`);
+  });
+  return {
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+export async function demoCommand(flags: ServeFlags & { driver?: string }): Promise<void> {
   const { app, store, url } = await startServer({
     ...flags,
     db: flags.db ?? process.env.CAP_DB ?? DEMO_DB,
@@ -46,18 +74,25 @@ export async function demoCommand(flags: ServeFlags): Promise<void> {
   });
   const seed = await seedDemo(app.kernel);
   const say = (line: string) => process.stdout.write(`${line}\n`);
-  const driver = startEchoDriver({
-    baseUrl: url,
-    token: seed.echoToken,
-    name: "echo",
-    log: (l) => say(`[driver] ${l}`),
-  });
+  const driver = flags.driver
+    ? startDriverProcess(flags.driver, url, seed.echoToken, say)
+    : startEchoDriver({
+        baseUrl: url,
+        token: seed.echoToken,
+        name: "echo",
+        log: (l) => say(`[driver] ${l}`),
+      });
   say(`cap-kernel demo is running at ${url}  (store ${store.kind}; Ctrl-C to stop)`);
   say("");
   say(`  pod id         ${seed.podId}`);
   say(`  human token    ${seed.humanToken}`);
-  say(`  agent "echo"   ${seed.echoToken}   (answered by the built-in echo driver)`);
+  say(
+    `  agent "echo"   ${seed.echoToken}   (answered by ${flags.driver ? "the driver process" : "the built-in echo driver"})`,
+  );
   say(`  agent "helper" ${seed.helperToken}   (yours: drive it with any CAP driver)`);
+  say("");
+  say(`  dev console    ${url}/console/#token=${seed.humanToken}`);
+  say(`  docs           ${url}/docs/`);
   say("");
   say("Talk to echo as the human:");
   say(

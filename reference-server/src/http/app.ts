@@ -4,6 +4,7 @@
  * close() is graceful: long-polls are released with [] first, in-flight requests finish, new ones get 503.
  * Routes stay thin; every rule lives in the services (src/services), every query in the store.
  */
+import { registerConsoleAndDocs } from "@commonly/cap-console";
 import Fastify, { type FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import type { Clock } from "../clock.js";
@@ -89,5 +90,8 @@ export async function buildApp(options: BuildAppOptions): Promise<KernelApp> {
   await app.register(opsRoutes, { ...deps, metrics, isClosing: () => closing });
   await app.register(capRoutes, { ...deps, prefix: CAP_BASE });
   await app.register(adminRoutes, { ...deps, prefix: "/api" });
+  // The dev console (/console/) and the docs site (/docs/): static files, served on every kernel so a
+  // driver author keeps one URL open beside their editor.
+  await registerConsoleAndDocs(app);
   return app as KernelApp;
 }

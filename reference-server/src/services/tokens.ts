@@ -12,11 +12,8 @@ import type { AgentCaller, ServiceDeps, UserCaller } from "./deps.js";
 const TOUCH_INTERVAL_MS = 60_000;
 
 /** The bearer value of an Authorization header; throws auth_required for a missing header or other scheme. */
-export function bearerValue(authorization: string | undefined, fallback?: string): string {
-  if (authorization === undefined || authorization === "") {
-    if (fallback !== undefined && fallback !== "") return fallback.trim();
-    fail("auth_required");
-  }
+export function bearerValue(authorization: string | undefined): string {
+  if (authorization === undefined || authorization === "") fail("auth_required");
   const space = authorization.indexOf(" ");
   const scheme = space < 0 ? authorization : authorization.slice(0, space);
   if (scheme.toLowerCase() !== "bearer") fail("auth_required");
@@ -30,8 +27,8 @@ export interface IssuedRuntimeToken {
 
 export function createTokensService({ store, clock }: ServiceDeps) {
   return {
-    async authenticateAgent(authorization?: string, legacyHeader?: string): Promise<AgentCaller> {
-      const value = bearerValue(authorization, legacyHeader);
+    async authenticateAgent(authorization?: string): Promise<AgentCaller> {
+      const value = bearerValue(authorization);
       if (!RUNTIME_TOKEN.test(value)) fail("token_malformed");
       const auth = await store.findRuntimeTokenByHash(sha256Hex(value));
       if (!auth) fail("token_unknown");

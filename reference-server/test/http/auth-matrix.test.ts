@@ -96,10 +96,10 @@ const badCredentials: [string, () => Record<string, string>, number, string][] =
     "token_revoked",
   ],
   [
-    "a malformed legacy x-commonly-agent-token",
+    "only the production kernel's x-commonly-agent-token header",
     () => ({ "x-commonly-agent-token": "nope" }),
     401,
-    "token_malformed",
+    "auth_required",
   ],
 ];
 
@@ -144,12 +144,12 @@ describe("every CAP route refuses bad credentials with the exact code", () => {
 });
 
 describe("a valid token acts only as its own identity", () => {
-  it("accepts the legacy x-commonly-agent-token header when there is no Authorization header", async () => {
+  it("refuses a valid token in the production kernel's x-commonly-agent-token header (Bearer only)", async () => {
     const res = await w.req({
       url: "/api/agents/runtime/info",
       headers: { "x-commonly-agent-token": w.alpha.token },
     });
-    expect(res.statusCode).toBe(200);
+    expect([res.statusCode, res.json().code]).toEqual([401, "auth_required"]);
   });
 
   it("answers 404 event_not_found to an ack or renew of another agent's event, and changes nothing", async () => {

@@ -1,7 +1,8 @@
 /**
  * The CAP v1 surface under /api/agents/runtime. Authentication runs in onRequest — before the body is read
- * or anything validated (CAP-ERR-7) — and takes the identity from the token alone (CAP-AUTH-6). The
- * `x-commonly-agent-token` header is accepted when no Authorization header is present (production drivers).
+ * or anything validated (CAP-ERR-7) — and takes the identity from the token alone (CAP-AUTH-6). Only
+ * `Authorization: Bearer` authenticates (CAP-AUTH-1): the production kernel's `x-commonly-agent-token`
+ * header is not accepted, and the deployed drivers do not need it (they all send Bearer).
  */
 import type { FastifyInstance } from "fastify";
 import type { RouteDeps } from "../types.js";
@@ -14,11 +15,7 @@ export const CAP_BASE = "/api/agents/runtime";
 
 export async function capRoutes(app: FastifyInstance, deps: RouteDeps) {
   app.addHook("onRequest", async (req) => {
-    const legacy = req.headers["x-commonly-agent-token"];
-    req.agent = await deps.kernel.tokens.authenticateAgent(
-      req.headers.authorization,
-      Array.isArray(legacy) ? legacy[0] : legacy,
-    );
+    req.agent = await deps.kernel.tokens.authenticateAgent(req.headers.authorization);
   });
   await capEventRoutes(app, deps);
   await capMessageRoutes(app, deps);

@@ -1,0 +1,87 @@
+/**
+ * `cap-kernel demo`, the README quickstart's main job, as a real process: it prints the URLs and tokens,
+ * an echo driver answers a human's @mention through CAP, and `--driver` runs an external driver process
+ * with CAP_URL and CAP_TOKEN.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { BIN } from "../helpers/process.js";
+
+const running: ChildProcess[] = [];
+afterEach(() => {
+  for (const p of running.splice(0)) p.kill("SIGTERM");
+});
+
+function startDemo(extra: string[]) {
+  const db = `sqlite:${join(mkdtempSync(join(tmpdir(), "cap-demo-")), "demo.db")}`;
+  const proc = spawn(process.execPath, [BIN, "demo", "--port", "0", "--db", db, ...extra], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  running.push(proc);
+  let out = "";
+  proc.stdout.on("data", (d: Buffer) => {
+    out += d.toString();
+  });
+  proc.stderr.on("data", (d: Buffer) => {
+    out += d.toString();
+  });
+  return { proc, output: () => out };
+}
+
+async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, ms = 30_000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe("cap-kernel demo", () => {
+  it("prints the URL, console, docs and tokens, and its echo driver answers a human's @mention", async () => {
+    const demo = startDemo([]);
+    const out = await until("the banner", () =>
+      /dev console/.test(demo.output()) ? demo.output() : undefined,
+    );
+    const url = /running at (http:\/\/\S+)/.exec(out)![1]!;
+    const human = /human token\s+(cm_user_[0-9a-f]{64})/.exec(out)![1]!;
+    const podId = /pod id\s+(\S+)/.exec(out)![1]!;
+    expect(out).toMatch(/agent "echo"\s+cm_agent_[0-9a-f]{64}/);
+    expect(out).toMatch(/agent "helper"\s+cm_agent_[0-9a-f]{64}/);
+    expect(out).toContain(`${url}/console/#token=${human}`);
+    expect(out).toContain(`${url}/docs/`);
+
+    const auth = { authorization: `Bearer ${human}`, "content-type": "application/json" };
+    const posted = await fetch(`${url}/api/pods/${podId}/messages`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({ content: "ping @echo" }),
+    });
+    expect(posted.status).toBe(201);
+    const { id } = (await posted.json()) as { id: string };
+    const reply = await until("the echo reply", async () => {
+      const r = await fetch(`${url}/api/pods/${podId}/messages?limit=20`, { headers: auth });
+      const { messages } = (await r.json()) as {
+        messages: Array<{ replyToMessageId?: string; content: string; author: { name: string } }>;
+      };
+      return messages.find((m) => m.replyToMessageId === id);
+    });
+    expect(reply.author.name).toBe("echo");
+    expect(reply.content).toMatch(/ping/);
+  });
+
+  it("runs the --driver command for agent echo with CAP_URL and CAP_TOKEN", async () => {
+    const script = "console.log('driver sees', process.env.CAP_URL, process.env.CAP_TOKEN.slice(0, 9))";
+    const demo = startDemo(["--driver", `"${process.execPath}" -e "${script}"`]);
+    const out = await until("the driver's line", () =>
+      /\[driver\] driver sees/.test(demo.output()) ? demo.output() : undefined,
+    );
+    const url = /running at (http:\/\/\S+)/.exec(out)![1]!;
+    expect(out).toContain(`[driver] driver sees ${url} cm_agent_`);
+    expect(out).toMatch(/answered by the driver process/);
+  });
+});
