@@ -39,8 +39,22 @@ export interface TurnDeps {
 
 const CACHE_LIMIT = 20;
 
-function linked(a: AbortSignal, b: AbortSignal): AbortSignal {
-  return AbortSignal.any([a, b]);
+/** A signal that aborts when either does, and a dispose that detaches it (no listener outlives a turn). */
+function linked(a: AbortSignal, b: AbortSignal): { signal: AbortSignal; dispose(): void } {
+  const both = new AbortController();
+  const detach: Array<() => void> = [];
+  for (const s of [a, b]) {
+    if (s.aborted) both.abort(s.reason);
+    const onAbort = () => both.abort(s.reason);
+    s.addEventListener("abort", onAbort, { once: true });
+    detach.push(() => s.removeEventListener("abort", onAbort));
+  }
+  return {
+    signal: both.signal,
+    dispose() {
+      for (const d of detach) d();
+    },
+  };
 }
 
 export function createTurnHandler(deps: TurnDeps) {
@@ -58,6 +72,7 @@ export function createTurnHandler(deps: TurnDeps) {
       memoryBytes: Buffer.byteLength(memoryLongTerm),
     });
     const spinner = report.spin(`${deps.adapterName} is working…`);
+    const stop = linked(ctx.signal, deps.kill);
     const started = Date.now();
     let result: SpawnResult;
     try {
@@ -73,9 +88,10 @@ export function createTurnHandler(deps: TurnDeps) {
         memoryLongTerm,
         metadata: { eventId: event.id, type: event.type, podId: event.podId, attempts: event.attempts },
         timeoutMs: deps.timeoutMs,
-        signal: linked(ctx.signal, deps.kill),
+        signal: stop.signal,
       });
     } finally {
+      stop.dispose();
       spinner.stop();
     }
     report.say("debug", "spawned", `${deps.adapterName} answered in ${Date.now() - started} ms`, {
