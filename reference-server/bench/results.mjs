@@ -106,24 +106,45 @@ const fmt = (n) =>
     ? ""
     : n.toLocaleString("en-US", { maximumFractionDigits: Math.abs(n) >= 100 ? 0 : Math.abs(n) >= 1 ? 2 : 3 });
 
-function goalText(g) {
-  return g ? `${g.of === "ratio" ? "ratio " : ""}${g.op} ${fmt(g.target)}` : "";
+function goalText(g, unit) {
+  if (!g) return "";
+  return g.of === "ratio" ? `ratio ${g.op} ${fmt(g.target)}` : `${g.op} ${fmt(g.target)} ${unit}`;
 }
 
-/** The markdown table of a results document. */
+/**
+ * A markdown table padded the way the repository's formatter (biome) writes it, so the generated block
+ * passes `biome check` as written. `align[i]` is "left" or "right".
+ */
+export function markdownTable(header, rows, align) {
+  const widths = header.map((h, i) => Math.max(3, h.length, ...rows.map((r) => r[i].length)));
+  const cell = (text, i) => (align[i] === "right" ? text.padStart(widths[i]) : text.padEnd(widths[i]));
+  const line = (cells) => `| ${cells.map(cell).join(" | ")} |`;
+  const rule = widths.map((w, i) => (align[i] === "right" ? `${"-".repeat(w - 1)}:` : "-".repeat(w)));
+  return [line(header), `| ${rule.join(" | ")} |`, ...rows.map(line)].join("\n");
+}
+
+/** The markdown of a results document: header line, figures table, skipped figures, notes. */
 export function renderTable(doc) {
+  const rows = doc.results.map((r) => [
+    `\`${r.id}\``,
+    `${r.group}: ${r.name}`,
+    `${fmt(r.value)} ${r.unit}`,
+    r.ratio === undefined ? "" : fmt(r.ratio),
+    goalText(r.goal, r.unit),
+    r.goal ? (r.goalMet ? "yes" : "**no**") : "",
+  ]);
   const lines = [
     `Run ${doc.generatedAt} · \`${doc.command}\` · ${doc.machine.cpus} × ${doc.machine.cpuModel}, ${doc.machine.memoryGiB} GiB, Node ${doc.machine.node} · ${doc.machine.notes}`,
     "",
-    "| id | figure | value | ratio to baseline | goal | met |",
-    "| --- | --- | ---: | ---: | --- | --- |",
+    markdownTable(["id", "figure", "value", "ratio to baseline", "goal", "met"], rows, [
+      "left",
+      "left",
+      "right",
+      "right",
+      "left",
+      "left",
+    ]),
   ];
-  for (const r of doc.results) {
-    const met = r.goal ? (r.goalMet ? "yes" : "**no**") : "";
-    lines.push(
-      `| \`${r.id}\` | ${r.group}: ${r.name} | ${fmt(r.value)} ${r.unit} | ${r.ratio === undefined ? "" : fmt(r.ratio)} | ${goalText(r.goal)} | ${met} |`,
-    );
-  }
   if (doc.skipped.length > 0) {
     lines.push("", "Skipped in this run:", "");
     for (const s of doc.skipped)
