@@ -1,0 +1,113 @@
+#!/usr/bin/env node
+// Driver-loop throughput: events/s handled by one runDriver with a no-op handler against the
+// reference kernel (SQLite file, real sockets), the queue pre-loaded before the driver starts.
+// Measures the SDK loop (poll, dedup lookup, dispatch, store, ack) plus the kernel's claim and ack;
+// every ack is a round trip, so this is a floor for a serial driver, not a kernel benchmark.
+// Usage: pnpm --filter @commonly/cap-sdk bench [-- --events 2000 --limit 50]
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { CapClient, runDriver } from "../dist/index.js";
+
+const { values } = parseArgs({
+  options: { events: { type: "string", default: "2000" }, limit: { type: "string", default: "50" } },
+});
+const EVENTS = Number(values.events);
+const LIMIT = Number(values.limit);
+const bin = resolve(import.meta.dirname, "..", "..", "reference-server", "dist", "bin.js");
+const dir = mkdtempSync(join(tmpdir(), "cap-sdk-bench-"));
+const db = `sqlite:${join(dir, "kernel.db")}`;
+
+async function freePort() {
+  const server = createServer();
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address();
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+async function until(probe, label, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      if (await probe()) return;
+    } catch {}
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${label}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const spec = {
+  users: [{ name: "bench", admin: true }],
+  pods: [{ name: "bench" }],
+  agents: [{ name: "bench", pods: ["bench"] }],
+};
+writeFileSync(join(dir, "spec.json"), JSON.stringify(spec));
+const fixture = JSON.parse(
+  execFileSync(process.execPath, [bin, "provision", "--db", db, "--file", join(dir, "spec.json")], {
+    encoding: "utf8",
+  }),
+);
+const port = await freePort();
+const url = `http://127.0.0.1:${port}`;
+const kernel = spawn(
+  process.execPath,
+  [bin, "serve", "--db", db, "--port", String(port), "--log-level", "warn"],
+  { stdio: "inherit" },
+);
+try {
+  await until(async () => (await fetch(`${url}/readyz`)).ok, "the kernel is ready");
+  const admin = fixture.users[0].token;
+  const podId = fixture.pods[0].id;
+  let next = 0;
+  const emitOne = async () => {
+    while (next < EVENTS) {
+      next++;
+      const r = await fetch(`${url}/api/admin/events`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${admin}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          agentName: "bench",
+          podId,
+          type: "task.assigned",
+          payload: { taskId: String(next), title: "bench" },
+        }),
+      });
+      if (r.status !== 201) throw new Error(`emit answered ${r.status}: ${await r.text()}`);
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, emitOne));
+
+  const client = new CapClient({ baseUrl: url, token: fixture.agents[0].token });
+  const stop = new AbortController();
+  let acked = 0;
+  const started = performance.now();
+  let finished = started;
+  const summary = await runDriver({
+    client,
+    signal: stop.signal,
+    limit: LIMIT,
+    handle: () => {},
+    onAck: () => {
+      if (++acked === EVENTS) {
+        finished = performance.now();
+        stop.abort();
+      }
+    },
+    onError: ({ stage, error }) => console.error(`driver ${stage} error: ${error}`),
+  });
+  const seconds = (finished - started) / 1000;
+  const rate = Math.round(EVENTS / seconds);
+  console.log(
+    `driver-throughput: ${EVENTS} events in ${seconds.toFixed(2)} s = ${rate} events/s ` +
+      `(one runDriver, no-op handler, limit ${LIMIT}, ${summary.polls} polls, SQLite reference kernel, Node ${process.version})`,
+  );
+  console.log("command: pnpm --filter @commonly/cap-sdk bench");
+} finally {
+  kernel.kill("SIGTERM");
+  await new Promise((r) => kernel.once("exit", r));
+  rmSync(dir, { recursive: true, force: true });
+}

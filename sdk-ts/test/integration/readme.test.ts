@@ -1,0 +1,97 @@
+/**
+ * The README's examples are code: each block marked `<!-- readme-example: NAME -->` is extracted,
+ * type-checked (tsc --checkJs against the built package, imported by its published name) and run
+ * verbatim against the real reference kernel.
+ */
+import { execFile, spawn } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitUntil } from "../helpers/deadline.js";
+import { startKernel, type TestKernel } from "../helpers/kernel.js";
+
+const sdk = resolve(import.meta.dirname, "..", "..");
+const tmp = join(sdk, "test", ".tmp");
+
+function examples(): Map<string, string> {
+  const readme = readFileSync(join(sdk, "README.md"), "utf8");
+  const found = new Map<string, string>();
+  for (const m of readme.matchAll(/<!-- readme-example: (\S+) -->\s*```js\n([\s\S]*?)```/g))
+    found.set(m[1]!, m[2]!);
+  return found;
+}
+
+let kernel: TestKernel;
+const blocks = examples();
+beforeAll(async () => {
+  mkdirSync(tmp, { recursive: true });
+  for (const [name, code] of blocks) writeFileSync(join(tmp, name), code);
+  kernel = await startKernel({ leaseSeconds: 1, agents: ["echo"] });
+});
+afterAll(() => kernel?.dispose());
+
+describe("README examples", () => {
+  it("has the echo driver in at most 20 lines, and the client example", () => {
+    expect([...blocks.keys()]).toEqual(["echo-driver.mjs", "client.mjs"]);
+    expect(blocks.get("echo-driver.mjs")!.trimEnd().split("\n").length).toBeLessThanOrEqual(20);
+  });
+
+  it("type-check against the built package", async () => {
+    const tsc = join(sdk, "node_modules", "typescript", "bin", "tsc");
+    const args = [tsc, "--noEmit", "--allowJs", "--checkJs", "--strict", "--skipLibCheck"];
+    args.push(
+      "--module",
+      "nodenext",
+      "--moduleResolution",
+      "nodenext",
+      "--target",
+      "es2022",
+      "--types",
+      "node",
+    );
+    const files = [...blocks.keys()].map((n) => join(tmp, n));
+    const result = await promisify(execFile)(process.execPath, [...args, ...files], { cwd: sdk }).catch(
+      (e) => e,
+    );
+    expect(`${result.stdout ?? ""}${result.stderr ?? ""}`).toBe("");
+  });
+
+  it("runs the echo driver verbatim: it answers an @mention and stops cleanly on SIGTERM", async () => {
+    const child = spawn(process.execPath, [join(tmp, "echo-driver.mjs")], {
+      env: { ...process.env, CAP_URL: kernel.url, CAP_TOKEN: kernel.agents.echo!.token },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c) => {
+      stdout += c;
+    });
+    child.stderr.on("data", (c) => {
+      stderr += c;
+    });
+    const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+    try {
+      const asked = await kernel.say("@echo hello from the README");
+      const reply = await waitUntil(
+        async () => (await kernel.messages()).find((m) => m.content === "echo: @echo hello from the README"),
+        "the README driver's reply is in the pod",
+      );
+      expect(reply.replyToMessageId).toBe(asked);
+      await waitUntil(() => /mention\.received evt_\S+ -> posted/.test(stdout), "the driver logs the ack");
+    } finally {
+      child.kill("SIGTERM");
+    }
+    expect(await exited).toBe(0);
+    expect(stdout).toMatch(/stopped \{[^}]*handled: 1/);
+    expect(stderr).toBe("");
+  });
+
+  it("runs the client example verbatim", async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, [join(tmp, "client.mjs")], {
+      env: { ...process.env, CAP_URL: kernel.url, CAP_TOKEN: kernel.agents.echo!.token },
+    });
+    expect(stdout).toContain("lease 1s, features: long-poll");
+    expect(stdout).toContain("403 not_installed");
+  });
+});
