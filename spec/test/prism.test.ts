@@ -55,9 +55,13 @@ afterAll(() => {
   prism?.kill("SIGTERM");
 });
 
-type Op = { method: string; path: string; op: Record<string, any> };
-const ops: Op[] = Object.entries<Record<string, any>>(doc.paths).flatMap(([path, item]) =>
-  Object.entries<Record<string, any>>(item).map(([method, op]) => ({ method, path, op })),
+interface Operation {
+  requestBody?: { content?: Record<string, { schema: { $ref: string } }> };
+  responses: Record<string, { content: Record<string, { schema: { $ref: string } }> }>;
+}
+type Op = { method: string; path: string; op: Operation };
+const ops: Op[] = Object.entries<Record<string, Operation>>(doc.paths).flatMap(([path, item]) =>
+  Object.entries(item).map(([method, op]) => ({ method, path, op })),
 );
 
 function requestFor({ method, path, op }: Op, token?: string): [string, RequestInit] {
