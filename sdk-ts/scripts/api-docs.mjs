@@ -3,7 +3,9 @@
 // the package exports (src/index.ts, src/node.ts, src/validators.ts), with the TypeScript compiler
 // API. `--check` exits 1 when docs/api.md is stale instead of writing it (a test runs that).
 // Usage: pnpm --filter @commonly/cap-sdk docs [--check]
+import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
@@ -187,10 +189,19 @@ for (const [specifier, file] of entries) {
   }
   for (const symbol of exports) lines.push(...render(symbol.name, symbol));
 }
-const text = `${lines
+const raw = `${lines
   .join("\n")
   .replace(/\n{3,}/g, "\n\n")
   .trimEnd()}\n`;
+// Format as the repository's `biome check` would, so the file is stable under `biome check --write`.
+const biome = createRequire(import.meta.url).resolve("@biomejs/biome/bin/biome");
+const formatted = spawnSync(process.execPath, [biome, "format", `--stdin-file-path=${out}`], {
+  input: raw,
+  encoding: "utf8",
+  cwd: sdk,
+});
+if (formatted.status !== 0) throw new Error(`biome format failed: ${formatted.stderr}`);
+const text = formatted.stdout;
 
 if (process.argv.includes("--check")) {
   let current = "";

@@ -28,5 +28,10 @@ function tsc(cwd: string): void {
 export default function setup(): void {
   const built = join(sdk, "dist", "index.js");
   if (!existsSync(built) || statSync(built).mtimeMs < newest(join(sdk, "src"))) tsc(sdk);
-  if (existsSync(join(kernel, "src", "bin.ts")) && !existsSync(join(kernel, "dist", "bin.js"))) tsc(kernel);
+  if (existsSync(join(kernel, "src", "bin.ts")) && !existsSync(join(kernel, "dist", "bin.js"))) {
+    // The kernel's own `build` script: tsc, then copy the SQL migrations into dist.
+    tsc(kernel);
+    const assets = join(kernel, "scripts", "copy-assets.mjs");
+    if (existsSync(assets)) execFileSync(process.execPath, [assets], { cwd: kernel, stdio: "inherit" });
+  }
 }
