@@ -4,7 +4,7 @@
 // API. `--check` exits 1 when docs/api.md is stale instead of writing it (a test runs that).
 // Usage: pnpm --filter @commonly/cap-sdk docs [--check]
 import { spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -143,7 +143,7 @@ function render(name, symbol) {
   } else if (ts.isTypeAliasDeclaration(decl)) {
     let text = oneLine(decl.getText().replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*/g, "")).replace(/^export\s+/, "");
     // Model types alias the generated schemas: show their shape instead of `Schemas["…"]`.
-    if (/Schemas\[/.test(text)) {
+    if (/Schemas\[|keyof typeof/.test(text)) {
       const shape = checker.typeToString(
         checker.getDeclaredTypeOfSymbol(target),
         undefined,
@@ -193,15 +193,22 @@ const raw = `${lines
   .join("\n")
   .replace(/\n{3,}/g, "\n\n")
   .trimEnd()}\n`;
-// Format as the repository's `biome check` would, so the file is stable under `biome check --write`.
+// Format as the repository's `biome check --write` would, so the file is stable under it. (Through a
+// temporary file: biome formats code blocks inside markdown files, but not markdown read from stdin.)
 const biome = createRequire(import.meta.url).resolve("@biomejs/biome/bin/biome");
-const formatted = spawnSync(process.execPath, [biome, "format", `--stdin-file-path=${out}`], {
-  input: raw,
-  encoding: "utf8",
-  cwd: sdk,
-});
-if (formatted.status !== 0) throw new Error(`biome format failed: ${formatted.stderr}`);
-const text = formatted.stdout;
+const scratch = join(sdk, "docs", `.api.${process.pid}.md`);
+writeFileSync(scratch, raw);
+let text;
+try {
+  const formatted = spawnSync(process.execPath, [biome, "format", "--write", scratch], {
+    encoding: "utf8",
+    cwd: sdk,
+  });
+  if (formatted.status !== 0) throw new Error(`biome format failed: ${formatted.stderr}${formatted.stdout}`);
+  text = readFileSync(scratch, "utf8");
+} finally {
+  rmSync(scratch, { force: true });
+}
 
 if (process.argv.includes("--check")) {
   let current = "";

@@ -61,23 +61,21 @@ export class CapHttpError extends Error {
 }
 
 /**
- * What went wrong locally:
- * - `timeout`: the request took longer than its timeout;
- * - `aborted`: the caller's `AbortSignal` fired;
- * - `network`: no HTTP answer (refused, reset, DNS…);
- * - `invalid_response`: an answer the SDK cannot read, or (with `validate`) one that breaks the schema;
- * - `not_posted`: a 2xx answer to a post that says nothing was posted (production kernel `skipped`/`refused`);
- * - `lease_lost`: the driver lost the lease of the event a handler was working on;
- * - `auth_stopped`: the driver stopped after three consecutive 401/403 answers to its polls.
+ * The registry of local failures: each `CapSdkError` code, declared once, with what it means. The
+ * README's error table is tested against it; codes are never renamed or reused.
  */
-export type CapSdkErrorCode =
-  | "timeout"
-  | "aborted"
-  | "network"
-  | "invalid_response"
-  | "not_posted"
-  | "lease_lost"
-  | "auth_stopped";
+export const SDK_ERROR_CODES = {
+  timeout: "The request took longer than its timeout.",
+  aborted: "The caller's AbortSignal fired.",
+  network: "No HTTP answer: connection refused or reset, DNS failure, a response cut off.",
+  invalid_response: "An answer the SDK cannot read, or (with validate) one that breaks the schema.",
+  not_posted: "A 2xx answer to a post that says nothing was posted (production kernel skipped/refused).",
+  lease_lost: "The driver lost the lease of the event a handler was working on.",
+  auth_stopped: "The driver stopped after three consecutive 401/403 answers to its polls.",
+} as const;
+
+/** What went wrong locally: `timeout`, `aborted`, `network`, `invalid_response`, `not_posted`, `lease_lost`, `auth_stopped` (README § CapSdkError codes). */
+export type CapSdkErrorCode = keyof typeof SDK_ERROR_CODES;
 
 /** A local failure: no usable answer from the kernel, or a driver that had to stop. */
 export class CapSdkError extends Error {

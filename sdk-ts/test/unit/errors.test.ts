@@ -1,6 +1,7 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type * as source from "../../src/errors.js";
-import { CapHttpError, CapSdkError } from "../../src/errors.js";
+import { CapHttpError, CapSdkError, SDK_ERROR_CODES } from "../../src/errors.js";
 
 // The built copy, loaded by URL so type-checking does not need a build.
 const dist: typeof source = await import(new URL("../../dist/errors.js", import.meta.url).href);
@@ -28,5 +29,14 @@ describe("error brands", () => {
     expect({ status: 500, code: "x" }).not.toBeInstanceOf(CapHttpError);
     expect(null).not.toBeInstanceOf(CapSdkError);
     expect(Object.assign(new Error("x"), { code: "timeout" })).not.toBeInstanceOf(CapSdkError);
+  });
+});
+
+describe("the CapSdkError registry", () => {
+  it("matches the README's table, code for code and word for word", () => {
+    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+    const table = readme.split("<!-- sdk-error-codes")[1]!.split("\n\n")[0]!;
+    const rows = [...table.matchAll(/^\| `([a-z_]+)` +\| (.+?) +\|$/gm)].map((m) => [m[1], m[2]]);
+    expect(rows).toEqual(Object.entries(SDK_ERROR_CODES));
   });
 });
