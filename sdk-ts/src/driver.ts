@@ -7,29 +7,17 @@
  * It prints nothing (hooks report everything) and never acks an event whose handler did not finish.
  */
 
-import type {
-  DriverHooks,
-  DriverOptions,
-  DriverSummary,
-  EventHandler,
-  HandlerContext,
-  HandlerResult,
-} from "./driver-types.js";
+import type { DriverHooks, DriverOptions, DriverSummary, EventHandler } from "./driver-types.js";
 import { CapHttpError, CapSdkError } from "./errors.js";
 import { type HandledStore, MemoryHandledStore } from "./handled-store.js";
 import { CIRCUIT_CEILING_MS, classifyFailure, RetryCircuit } from "./internal/circuit.js";
-import { keepLease } from "./internal/lease.js";
-import { type Clock, fnv1a, realClock, realSleep, type Sleep, stableJitter } from "./internal/time.js";
+import type { LeaseKeeper } from "./internal/lease.js";
+import { type Clock, realClock, realSleep, type Sleep, stableJitter } from "./internal/time.js";
+import { runTurn } from "./internal/turn.js";
 import type { AckResult, Event, Info } from "./types.js";
 
 /** A long-poll answered empty faster than this (or a quarter of the wait) did not wait. */
 const FAST_EMPTY_MS = 1000;
-const RELEASED = Symbol("released");
-
-type Outcome =
-  | { kind: "done"; value: HandlerResult }
-  | { kind: "failed"; error: unknown }
-  | { kind: "released" };
 
 /**
  * Runs a driver until `options.signal` aborts (resolves with a summary) or the kernel refuses the
@@ -37,10 +25,6 @@ type Outcome =
  */
 export function runDriver(options: DriverOptions): Promise<DriverSummary> {
   return new DriverLoop(options).run();
-}
-
-function replyKey(eventId: string, n: number): string {
-  return `cap-sdk-reply:${fnv1a(eventId).toString(16)}:${n}:${encodeURIComponent(eventId).slice(0, 200)}`;
 }
 
 class DriverLoop {
@@ -248,9 +232,20 @@ class DriverLoop {
     }
     let lastMessageId: string | undefined;
     let posted = false;
-    const outcome = await this.#runHandler(event, handler, (id) => {
-      posted = true;
-      lastMessageId = id || lastMessageId;
+    const handlerAbort = new AbortController();
+    const outcome = await runTurn({
+      event,
+      handler,
+      client: this.#o.client,
+      handlerAbort,
+      stop: this.#stop,
+      sleep: this.#sleep,
+      shutdownTimeoutMs: this.#o.shutdownTimeoutMs ?? 10_000,
+      lease: this.#renewSupported ? this.#leaseKeeper(event, handlerAbort) : undefined,
+      onPosted: (id) => {
+        posted = true;
+        lastMessageId = id || lastMessageId;
+      },
     });
     if (outcome.kind === "released") {
       this.#summary.released++;
@@ -278,73 +273,7 @@ class DriverLoop {
     return undefined;
   }
 
-  async #runHandler(event: Event, handler: EventHandler, onPosted: (id: string) => void): Promise<Outcome> {
-    const handlerAbort = new AbortController();
-    const done = new AbortController();
-    let replies = 0;
-    const context: HandlerContext = {
-      signal: handlerAbort.signal,
-      client: this.#o.client,
-      reply: async (content, options = {}) => {
-        const payloadMessageId = event.payload.messageId;
-        const replyTo =
-          options.replyToMessageId === undefined
-            ? typeof payloadMessageId === "string"
-              ? payloadMessageId
-              : undefined
-            : (options.replyToMessageId ?? undefined);
-        const message = {
-          content,
-          ...(replyTo ? { replyToMessageId: replyTo } : {}),
-          ...(options.metadata ? { metadata: options.metadata } : {}),
-        };
-        const key = replyKey(event.id, replies++);
-        try {
-          const posted = await this.#o.client.postMessage(event.podId, message, {
-            idempotencyKey: key,
-            signal: handlerAbort.signal,
-          });
-          onPosted(posted.id);
-          return posted;
-        } catch (error) {
-          // A redelivered handler that words its reply differently: the reply was posted before.
-          if (error instanceof CapHttpError && error.code === "idempotency_key_reused") {
-            const id = typeof error.details?.messageId === "string" ? error.details.messageId : "";
-            onPosted(id);
-            return { id, createdAt: "", replayed: true };
-          }
-          throw error;
-        }
-      },
-    };
-
-    const release = (reason: CapSdkError) => {
-      if (!handlerAbort.signal.aborted) handlerAbort.abort(reason);
-    };
-    if (this.#renewSupported) void keepLease(this.#leaseKeeper(event, release), done.signal);
-    const onStop = () => {
-      void this.#sleep(this.#o.shutdownTimeoutMs ?? 10_000, done.signal).then(() => {
-        if (!done.signal.aborted)
-          release(new CapSdkError("aborted", "the driver stopped before the handler finished"));
-      });
-    };
-    if (this.#stop.aborted) onStop();
-    else this.#stop.addEventListener("abort", onStop, { once: true });
-    const released = new Promise<typeof RELEASED>((resolve) =>
-      handlerAbort.signal.addEventListener("abort", () => resolve(RELEASED), { once: true }),
-    );
-    try {
-      const value = await Promise.race([Promise.resolve().then(() => handler(event, context)), released]);
-      return value === RELEASED ? { kind: "released" } : { kind: "done", value };
-    } catch (error) {
-      return handlerAbort.signal.aborted ? { kind: "released" } : { kind: "failed", error };
-    } finally {
-      done.abort();
-      this.#stop.removeEventListener("abort", onStop);
-    }
-  }
-
-  #leaseKeeper(event: Event, release: (reason: CapSdkError) => void) {
+  #leaseKeeper(event: Event, handlerAbort: AbortController): LeaseKeeper {
     let leaseMs = (this.#o.leaseSeconds ?? 30) * 1000;
     if (this.#info) leaseMs = this.#info.leaseSeconds * 1000;
     else if (event.leaseExpiresAt) {
@@ -361,7 +290,7 @@ class DriverLoop {
       onError: (error: unknown) => this.#emit("onError", { stage: "renew", error, event }),
       onLost: (error: CapSdkError) => {
         this.#emit("onLeaseLost", { event, error });
-        release(error);
+        if (!handlerAbort.signal.aborted) handlerAbort.abort(error);
       },
       onUnsupported: () => {
         this.#renewSupported = false;

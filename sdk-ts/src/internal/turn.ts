@@ -1,0 +1,106 @@
+/**
+ * One handler turn: builds the handler's context (its abort signal, `ctx.reply` with a per-event
+ * idempotency key), keeps the lease alive while it runs, and settles as done, failed or released.
+ * Released means the turn was given up without an ack: the lease was lost, or the driver stopped
+ * and the handler did not finish within the shutdown grace. It never acks and never throws.
+ */
+import type { CapClient } from "../client.js";
+import type { EventHandler, HandlerContext, HandlerResult } from "../driver-types.js";
+import { CapHttpError, CapSdkError } from "../errors.js";
+import type { Event } from "../types.js";
+import { keepLease, type LeaseKeeper } from "./lease.js";
+import { fnv1a, type Sleep } from "./time.js";
+
+export type TurnOutcome =
+  | { kind: "done"; value: HandlerResult }
+  | { kind: "failed"; error: unknown }
+  | { kind: "released" };
+
+export interface Turn {
+  event: Event;
+  handler: EventHandler;
+  client: CapClient;
+  /** Aborted to give the turn up (lease lost, shutdown grace over); its reason reaches the handler. */
+  handlerAbort: AbortController;
+  /** The driver's stop signal: starts the shutdown grace. */
+  stop: AbortSignal;
+  sleep: Sleep;
+  shutdownTimeoutMs: number;
+  /** How to keep the lease; undefined when the kernel cannot renew. */
+  lease: LeaseKeeper | undefined;
+  /** A reply was posted (id "" when the kernel refused a reworded repeat of an earlier reply). */
+  onPosted(id: string): void;
+}
+
+const RELEASED = Symbol("released");
+
+/** The `Idempotency-Key` of the n-th reply to an event: the same on every delivery of it. */
+export function replyKey(eventId: string, n: number): string {
+  return `cap-sdk-reply:${fnv1a(eventId).toString(16)}:${n}:${encodeURIComponent(eventId).slice(0, 200)}`;
+}
+
+function contextFor(turn: Turn): HandlerContext {
+  const { event, client, handlerAbort, onPosted } = turn;
+  let replies = 0;
+  return {
+    signal: handlerAbort.signal,
+    client,
+    reply: async (content, options = {}) => {
+      const fromPayload = typeof event.payload.messageId === "string" ? event.payload.messageId : undefined;
+      const replyTo =
+        options.replyToMessageId === undefined ? fromPayload : (options.replyToMessageId ?? undefined);
+      const message = {
+        content,
+        ...(replyTo ? { replyToMessageId: replyTo } : {}),
+        ...(options.metadata ? { metadata: options.metadata } : {}),
+      };
+      try {
+        const posted = await client.postMessage(event.podId, message, {
+          idempotencyKey: replyKey(event.id, replies++),
+          signal: handlerAbort.signal,
+        });
+        onPosted(posted.id);
+        return posted;
+      } catch (error) {
+        // A redelivered handler that words its reply differently: the reply was posted before.
+        if (error instanceof CapHttpError && error.code === "idempotency_key_reused") {
+          const id = typeof error.details?.messageId === "string" ? error.details.messageId : "";
+          onPosted(id);
+          return { id, createdAt: "", replayed: true };
+        }
+        throw error;
+      }
+    },
+  };
+}
+
+export async function runTurn(turn: Turn): Promise<TurnOutcome> {
+  const { handlerAbort, stop } = turn;
+  const done = new AbortController();
+  if (turn.lease) void keepLease(turn.lease, done.signal);
+  const onStop = () => {
+    void turn.sleep(turn.shutdownTimeoutMs, done.signal).then(() => {
+      if (!done.signal.aborted && !handlerAbort.signal.aborted)
+        handlerAbort.abort(new CapSdkError("aborted", "the driver stopped before the handler finished"));
+    });
+  };
+  if (stop.aborted) onStop();
+  else stop.addEventListener("abort", onStop, { once: true });
+  const released = new Promise<typeof RELEASED>((resolve) => {
+    if (handlerAbort.signal.aborted) resolve(RELEASED);
+    handlerAbort.signal.addEventListener("abort", () => resolve(RELEASED), { once: true });
+  });
+  try {
+    const context = contextFor(turn);
+    const value = await Promise.race([
+      Promise.resolve().then(() => turn.handler(turn.event, context)),
+      released,
+    ]);
+    return value === RELEASED ? { kind: "released" } : { kind: "done", value };
+  } catch (error) {
+    return handlerAbort.signal.aborted ? { kind: "released" } : { kind: "failed", error };
+  } finally {
+    done.abort();
+    stop.removeEventListener("abort", onStop);
+  }
+}

@@ -1,0 +1,196 @@
+/**
+ * CapClient: the lenient reader (production-kernel shapes) and the errors it maps answers to.
+ */
+import { describe, expect, it } from "vitest";
+import type { CapClient } from "../../src/client.js";
+import { CapHttpError, CapSdkError } from "../../src/errors.js";
+import { exampleEvent, json, scriptedClient, TOKEN } from "../helpers/fake-fetch.js";
+
+describe("CapClient lenient reader", () => {
+  // given a kernel answer, want what the method returns.
+  const cases: Array<[string, (c: CapClient) => Promise<unknown>, Response, unknown]> = [
+    [
+      "production events with _id and no id",
+      (c) => c.poll(),
+      json(200, { events: [{ ...exampleEvent, id: undefined, _id: "65f0", status: "delivered", __v: 0 }] }),
+      { events: [{ ...exampleEvent, id: "65f0", _id: "65f0", status: "delivered", __v: 0 }] },
+    ],
+    [
+      "an event without payload or attempts",
+      (c) => c.poll(),
+      json(200, { events: [{ id: "e", type: "curate", podId: 7, createdAt: "t" }] }),
+      { events: [{ id: "e", type: "curate", podId: "7", payload: {}, attempts: 1, createdAt: "t" }] },
+    ],
+    ["a production ack {success: true}", (c) => c.ack("e"), json(200, { success: true }), { ok: true }],
+    ["an ack with an empty body", (c) => c.ack("e"), new Response(null, { status: 200 }), { ok: true }],
+    [
+      "a production post: 200 {success, message}",
+      (c) => c.postMessage("p", { content: "x" }),
+      json(200, { success: true, message: { _id: "m1", id: "m1", content: "x", createdAt: "t" } }),
+      { id: "m1", createdAt: "t", replayed: false },
+    ],
+    [
+      "a CAP post: 201 {id, createdAt}",
+      (c) => c.postMessage("p", { content: "x" }),
+      json(201, { id: "m2", createdAt: "t" }),
+      { id: "m2", createdAt: "t", replayed: false },
+    ],
+    [
+      "a fresh agent's production memory {content: ''}",
+      (c) => c.getMemory(),
+      json(200, { content: "" }),
+      { content: "", sections: {}, schemaVersion: 2 },
+    ],
+    [
+      "a production sync {ok, deduped}",
+      (c) => c.syncMemory({ sections: {}, mode: "full" }),
+      json(200, { ok: true, deduped: true }),
+      { ok: true, deduped: true, schemaVersion: 2 },
+    ],
+    [
+      "messages with _id and no self/isBot flags",
+      (c) => c.listMessages("p"),
+      json(200, { messages: [{ _id: "m", content: "hi", podId: "p" }] }),
+      { messages: [{ _id: "m", id: "m", content: "hi", podId: "p", self: false, isBot: false }] },
+    ],
+  ];
+  for (const [name, call, answer, want] of cases) {
+    it(`reads ${name}`, async () => {
+      const { c } = scriptedClient([answer]);
+      expect(await call(c)).toEqual(want);
+    });
+  }
+
+  // given an answer the SDK cannot act on, want the CapSdkError code and a message fragment.
+  const unreadable: Array<[string, (c: CapClient) => Promise<unknown>, Response, string, RegExp]> = [
+    [
+      "an event without any id",
+      (c) => c.poll(),
+      json(200, { events: [{ type: "x" }] }),
+      "invalid_response",
+      /events\[0\] without an id/,
+    ],
+    [
+      "a poll without events",
+      (c) => c.poll(),
+      json(200, { items: [] }),
+      "invalid_response",
+      /no `events` array/,
+    ],
+    [
+      "a body that is not JSON",
+      (c) => c.poll(),
+      new Response("<html>", { status: 200, headers: { "content-type": "text/html" } }),
+      "invalid_response",
+      /not JSON/,
+    ],
+    [
+      "a production post refused with 200",
+      (c) => c.postMessage("p", { content: "x" }),
+      json(200, { success: false, refused: true, reason: "consecutive_run_cap" }),
+      "not_posted",
+      /consecutive_run_cap/,
+    ],
+    [
+      "a production post skipped with 200",
+      (c) => c.postMessage("p", { content: "x" }),
+      json(200, { success: true, skipped: true, reason: "duplicate" }),
+      "not_posted",
+      /duplicate/,
+    ],
+    [
+      "a renew without leaseExpiresAt",
+      (c) => c.renew("e", 1),
+      json(200, { ok: true }),
+      "invalid_response",
+      /leaseExpiresAt/,
+    ],
+  ];
+  for (const [name, call, answer, code, message] of unreadable) {
+    it(`fails with ${code} on ${name}`, async () => {
+      const { c } = scriptedClient([answer]);
+      const error = (await call(c).catch((e) => e)) as CapSdkError;
+      expect(error).toBeInstanceOf(CapSdkError);
+      expect(error.code).toBe(code);
+      expect(error.message).toMatch(message);
+    });
+  }
+});
+
+describe("CapClient errors", () => {
+  // given a non-2xx answer, want the CapHttpError's status, code, message fragment and request id.
+  const cases: Array<[string, Response, number, string, RegExp, string | undefined]> = [
+    [
+      "a CAP error with a request id",
+      json(
+        401,
+        { code: "token_revoked", message: "The bearer token has been revoked." },
+        { "x-request-id": "req-7" },
+      ),
+      401,
+      "token_revoked",
+      /revoked/,
+      "req-7",
+    ],
+    [
+      "a production 401 without code",
+      json(401, { message: "Invalid agent token" }),
+      401,
+      "http_401",
+      /Invalid agent token/,
+      undefined,
+    ],
+    [
+      "a registry-style {error}",
+      json(403, { error: "Not installed" }),
+      403,
+      "http_403",
+      /Not installed/,
+      undefined,
+    ],
+    [
+      "a plain-text 502 from a proxy",
+      new Response("Bad Gateway", { status: 502 }),
+      502,
+      "http_502",
+      /Bad Gateway/,
+      undefined,
+    ],
+    [
+      "a 404 event_not_found",
+      json(404, { code: "event_not_found", message: "No such event" }),
+      404,
+      "event_not_found",
+      /No such event/,
+      undefined,
+    ],
+  ];
+  for (const [name, answer, status, code, message, requestId] of cases) {
+    it(`reads ${name} as a CapHttpError`, async () => {
+      const { c } = scriptedClient([answer], { retry: false });
+      const error = await c.ack("e").catch((e) => e);
+      expect(error).toBeInstanceOf(CapHttpError);
+      expect(error).not.toBeInstanceOf(CapSdkError);
+      expect({ status: error.status, code: error.code, requestId: error.requestId }).toEqual({
+        status,
+        code,
+        requestId,
+      });
+      expect(error.message).toMatch(message);
+      expect(error.message).toContain("POST /events/{id}/ack");
+    });
+  }
+
+  it("keeps details and a production reason", async () => {
+    const { c } = scriptedClient([json(400, { message: "bad", code: "validation_failed", reason: "limit" })]);
+    const error = await c.poll().catch((e) => e);
+    expect(error.details).toEqual({ reason: "limit" });
+  });
+
+  it("never puts the token in an error message", async () => {
+    const { c } = scriptedClient([new TypeError("fetch failed")], { retry: false });
+    const error = await c.poll().catch((e) => e);
+    expect(error.code).toBe("network");
+    expect(`${error.message} ${error.stack}`).not.toContain(TOKEN);
+  });
+});
