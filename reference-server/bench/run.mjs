@@ -104,13 +104,14 @@ async function baseline() {
   return report.addBaseline(await measureBaseline(ctx));
 }
 
-/** Events to pre-load so the drain load outlasts the wake probe, from the drain rate measured before. */
+/**
+ * Events to pre-load so the drain load outlasts the wake probe: the drain rate measured before (an upper
+ * bound, since the probe shares the kernel) times the probe's time bound. Pre-loading is cheap (~1 s per
+ * 50,000 events); a load that runs dry would turn "under load" into "idle".
+ */
 function wakeLoadEvents(rate) {
-  const probeSeconds = (sizes.wakeSamples * (sizes.parkMs + 15)) / 1000 + sizes.warmupMs / 1000;
-  return Math.min(
-    sizes.wakeLoadMax,
-    Math.max(sizes.wakeLoadMin, Math.ceil((rate ?? 5000) * probeSeconds * 1.5)),
-  );
+  const seconds = (sizes.wakeTimeoutMs + sizes.warmupMs) / 1000;
+  return Math.min(sizes.wakeLoadMax, Math.max(sizes.wakeLoadMin, Math.ceil((rate ?? 5000) * seconds)));
 }
 
 log(`sizes: ${args.quick ? "quick" : "full"}; results → ${relative(process.cwd(), outFile)}`);
