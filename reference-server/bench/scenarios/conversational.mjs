@@ -5,6 +5,7 @@
  * population of events stays constant (one acked, one created). Events acked/s over a fixed window after a
  * warm-up.
  */
+import { cpuSeconds } from "../children.mjs";
 import { agentClient, conversationalDriver } from "../drivers.mjs";
 import { provision } from "../fixture.mjs";
 import { startKernel } from "../kernel-process.mjs";
@@ -22,6 +23,8 @@ export async function conversational({ sizes, log, newDb }, store) {
         await agents[i].post(fx.podId, `@${next(i)} start of chain ${c}`);
     }
     const requests0 = agents.reduce((n, a) => n + a.requests, 0);
+    const cpu0 = cpuSeconds(kernel.handle.pid);
+    const self0 = process.cpuUsage();
     const countFrom = performance.now() + sizes.warmupMs;
     const stopAt = countFrom + sizes.conversationalMs;
     const runs = await Promise.all(
@@ -30,13 +33,17 @@ export async function conversational({ sizes, log, newDb }, store) {
     const counted = runs.reduce((n, r) => n + r.counted, 0);
     const seconds = sizes.conversationalMs / 1000;
     const requests = agents.reduce((n, a) => n + a.requests, 0) - requests0;
+    const wall = seconds + sizes.warmupMs / 1000;
+    const cpu = (cpuSeconds(kernel.handle.pid) - cpu0) / wall;
+    const self = process.cpuUsage(self0);
+    const generatorCpu = (self.user + self.system) / 1e6 / wall;
     log(`conversational ${store}: ${Math.round(counted / seconds)} events/s`);
     return {
       eventsPerSecond: counted / seconds,
       notes:
         `${counted} mention events handled (post + ack) in a ${seconds} s window after ${sizes.warmupMs / 1000} s warm-up; ` +
         `${sizes.chains * agents.length} conversations in flight; ${requests} requests in warm-up and window ` +
-        `(≈ ${round(requests / (seconds + sizes.warmupMs / 1000))} req/s)`,
+        `(≈ ${round(requests / wall)} req/s); kernel used ${round(cpu * 100)} % of a core (generator ${round(generatorCpu * 100)} %)`,
     };
   } finally {
     for (const a of agents) a.close();

@@ -25,12 +25,15 @@ export async function drain({ sizes, log, newDb }, store) {
   try {
     const perAgent = sizes.drainEvents / agents.length;
     const cpu0 = cpuSeconds(kernel.handle.pid);
+    const self0 = process.cpuUsage();
     const started = performance.now();
     const deadline = started + sizes.drainTimeoutMs;
     const runs = await Promise.all(agents.map((a) => drainDriver(a, { expected: perAgent, deadline })));
     const ended = Math.max(...runs.map((r) => r.lastAckAt));
     const seconds = (ended - started) / 1000;
     const cpu = (cpuSeconds(kernel.handle.pid) - cpu0) / seconds;
+    const self = process.cpuUsage(self0);
+    const generatorCpu = (self.user + self.system) / 1e6 / seconds;
     const acked = runs.reduce((n, r) => n + r.acked, 0);
     const requests = agents.reduce((n, a) => n + a.requests, 0);
     const complete = acked === sizes.drainEvents;
@@ -40,7 +43,8 @@ export async function drain({ sizes, log, newDb }, store) {
     const notes =
       `${acked} of ${sizes.drainEvents} events acked in ${round(seconds, 2)} s` +
       `${complete ? "" : ` (stopped at the ${sizes.drainTimeoutMs / 1000} s bound)`}; ` +
-      `${requests} requests; kernel used ${round(cpu * 100)} % of a core, peak RSS ${round(peakRss, 1)} MiB; ` +
+      `${requests} requests; kernel used ${round(cpu * 100)} % of a core (generator ${round(generatorCpu * 100)} %), ` +
+      `peak RSS ${round(peakRss, 1)} MiB; ` +
       `pre-load took ${round(preloadSeconds, 1)} s`;
     return { eventsPerSecond: acked / seconds, requestsPerSecond: requests / seconds, notes, complete };
   } finally {
