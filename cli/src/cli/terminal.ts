@@ -1,11 +1,20 @@
 /**
  * What a person sees: `[name] …` lines in ADR-005's §User flow style, ✓ lines for one-shot commands,
  * and a spinner while a wrapped CLI runs — only when stdout is a terminal. Piped or redirected
- * output gets plain lines, one per happening, with no escape codes (picocolors also honours
- * NO_COLOR / FORCE_COLOR). Nothing here decides what to print; it only prints.
+ * output gets plain lines, one per happening, with no escape codes — also under CI, where picocolors'
+ * own default would colour (NO_COLOR and FORCE_COLOR still win). Nothing here decides what to print.
  */
 import ora, { type Ora } from "ora";
-import pc from "picocolors";
+import picocolors from "picocolors";
+
+/** Colour only for a person at a terminal: a log file or a pipe must not collect escape codes. */
+function colourWanted(): boolean {
+  if (process.env.FORCE_COLOR !== undefined && process.env.FORCE_COLOR !== "0") return true;
+  if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== "") return false;
+  return process.stdout.isTTY === true;
+}
+
+const pc = picocolors.createColors(colourWanted());
 
 export type Tone = "plain" | "dim" | "good" | "warn" | "bad";
 
