@@ -44,13 +44,13 @@ export function createEventsService(
   const { store, config, clock } = deps;
   const leaseMs = Math.round(config.leaseSeconds * 1000);
 
-  async function claim(agentId: string, limit: number): Promise<EventRecord[]> {
+  async function claim(agentId: string, limit: number, now = clock.now()): Promise<EventRecord[]> {
     const r = await store.claimEvents({
       agentId,
       limit,
       leaseMs,
       maxAttempts: config.maxAttempts,
-      now: clock.now(),
+      now,
     });
     if (r.expiredLeases) observer.leaseExpired(r.expiredLeases);
     if (r.newlyFailed) observer.deadLettered(r.newlyFailed);
@@ -67,10 +67,12 @@ export function createEventsService(
       try {
         for (;;) {
           waiter.reset();
-          const events = await claim(caller.agentId, limit);
+          // One `now` for the claim and the lease look-up: a lease that ends between the two reads is
+          // then found (and waited for, 0 ms) instead of slipping past both until the backstop fires.
+          const now = clock.now();
+          const events = await claim(caller.agentId, limit, now);
           const left = deadline - performance.now();
           if (events.length > 0 || left <= 0) return events;
-          const now = clock.now();
           const next = await store.nextLeaseExpiry({
             agentId: caller.agentId,
             now,
