@@ -132,3 +132,29 @@ export function cpuSeconds(pid) {
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
+
+/** CPU seconds the whole machine has spent busy (all cores, everything but idle and iowait), from /proc/stat. */
+export function machineBusySeconds() {
+  const [, ...f] = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/);
+  const [user, nice, system, , , irq, softirq, steal] = f.map(Number);
+  return (user + nice + system + irq + softirq + steal) / 100;
+}
+
+/**
+ * Measures how much CPU processes other than `ours` (pids) and this one used while `fn` ran, in cores:
+ * other work on a shared machine is what makes a figure noisy, so the bench reports it beside each figure.
+ */
+export async function withOthersCpu(pids, fn) {
+  const ours = () => pids.reduce((n, pid) => n + cpuSeconds(pid), 0);
+  const self = () => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1e6;
+  };
+  const t0 = performance.now();
+  const busy0 = machineBusySeconds();
+  const ours0 = ours() + self();
+  const result = await fn();
+  const seconds = (performance.now() - t0) / 1000;
+  const others = Math.max(0, machineBusySeconds() - busy0 - (ours() + self() - ours0)) / seconds;
+  return { result, others };
+}

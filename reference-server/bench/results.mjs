@@ -67,7 +67,8 @@ export function createReport({ command }) {
           notes:
             `mean of ${baselines.length} measurements taken between the scenarios (${values.map((v) => Math.round(v)).join(", ")} req/s); ` +
             `each kernel ratio uses the measurements next to it; 8 keep-alive connections from the bench's node:http generator; ` +
-            `server at ${baselines.map((b) => `${round(b.serverCpu * 100)} %`).join(", ")} of a core, generator at ${baselines.map((b) => `${round(b.clientCpu * 100)} %`).join(", ")}` +
+            `server at ${baselines.map((b) => `${round(b.serverCpu * 100)} %`).join(", ")} of a core, generator at ${baselines.map((b) => `${round(b.clientCpu * 100)} %`).join(", ")}, ` +
+            `other processes at ${baselines.map((b) => `${round(b.others * 100)} %`).join(", ")}` +
             (spread > 0.2
               ? `; the measurements spread by ${round(spread * 100)} %: the machine was not quiet, so ratios are noisy`
               : ""),

@@ -5,7 +5,7 @@
  * population of events stays constant (one acked, one created). Events acked/s over a fixed window after a
  * warm-up.
  */
-import { cpuSeconds } from "../children.mjs";
+import { cpuSeconds, withOthersCpu } from "../children.mjs";
 import { agentClient, conversationalDriver } from "../drivers.mjs";
 import { provision } from "../fixture.mjs";
 import { startKernel } from "../kernel-process.mjs";
@@ -27,8 +27,10 @@ export async function conversational({ sizes, log, newDb }, store) {
     const self0 = process.cpuUsage();
     const countFrom = performance.now() + sizes.warmupMs;
     const stopAt = countFrom + sizes.conversationalMs;
-    const runs = await Promise.all(
-      agents.map((a, i) => conversationalDriver(a, { podId: fx.podId, next: next(i), countFrom, stopAt })),
+    const { result: runs, others } = await withOthersCpu([kernel.handle.pid], () =>
+      Promise.all(
+        agents.map((a, i) => conversationalDriver(a, { podId: fx.podId, next: next(i), countFrom, stopAt })),
+      ),
     );
     const counted = runs.reduce((n, r) => n + r.counted, 0);
     const seconds = sizes.conversationalMs / 1000;
@@ -43,7 +45,7 @@ export async function conversational({ sizes, log, newDb }, store) {
       notes:
         `${counted} mention events handled (post + ack) in a ${seconds} s window after ${sizes.warmupMs / 1000} s warm-up; ` +
         `${sizes.chains * agents.length} conversations in flight; ${requests} requests in warm-up and window ` +
-        `(≈ ${round(requests / wall)} req/s); kernel used ${round(cpu * 100)} % of a core (generator ${round(generatorCpu * 100)} %)`,
+        `(≈ ${round(requests / wall)} req/s); kernel used ${round(cpu * 100)} % of a core (generator ${round(generatorCpu * 100)} %, other processes ${round(others * 100)} %)`,
     };
   } finally {
     for (const a of agents) a.close();
