@@ -45,6 +45,9 @@ export function startChild(name, command, args, { env, cwd } = {}) {
   return handle;
 }
 
+/** True once a signal or fatal error started the cleanup (scenario errors after that are expected). */
+export const isExiting = () => exiting;
+
 /** Registers an async cleanup (drop a database, remove a temp dir) run at exit, last registered first. */
 export function onCleanup(fn) {
   cleanups.push(fn);

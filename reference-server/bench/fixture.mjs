@@ -14,6 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
+import { onCleanup } from "./children.mjs";
 import { kernelBin, kernelDist, kernelRoot } from "./kernel-process.mjs";
 
 const run = promisify(execFile);
@@ -42,6 +43,7 @@ export async function provision(db, { agents = 0, prefix = "bench", names }) {
     })),
   };
   const dir = mkdtempSync(join(tmpdir(), "cap-bench-spec-"));
+  onCleanup(() => rmSync(dir, { recursive: true, force: true })); // also when interrupted mid-provision
   let out;
   try {
     writeFileSync(join(dir, "spec.json"), JSON.stringify(spec));

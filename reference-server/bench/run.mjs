@@ -21,7 +21,7 @@ import { loadavg, tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { cleanupAll, installExitHandlers, onCleanup } from "./children.mjs";
+import { cleanupAll, installExitHandlers, isExiting, onCleanup } from "./children.mjs";
 import {
   conversationalFigures,
   drainFigures,
@@ -92,6 +92,7 @@ async function attempt(ids, fn) {
   try {
     return await fn();
   } catch (err) {
+    if (isExiting()) return new Promise(() => {}); // interrupted: the exit handler is cleaning up
     failures++;
     log(`FAILED ${ids.join(", ")}: ${err.stack ?? err}`);
     report.skip(ids, `failed: ${String(err.message).split("\n")[0].slice(0, 300)}`);
