@@ -3,9 +3,10 @@
 // so this script brings the pinned pnpm itself (a global one if it is the right version, npx otherwise),
 // installs the workspace from the lockfile, then runs the main job or the whole test suite.
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { prepareTestServices } from "./test-services.mjs";
 
 const PNPM_VERSION = "12.4.2";
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -65,18 +66,19 @@ if (mode === "start") {
   );
 } else if (mode === "test") {
   if (pn("exec", "biome", "check", ".") !== 0) process.exit(1);
-  const packages = [
-    "spec",
-    "sdk-ts",
-    "reference-server",
-    "conformance",
-    "cli",
-    "docs",
-    "console",
-    "examples/echo-ts",
-  ];
+  // Every workspace package's vitest writes a JSON report here; they are summed at the end.
+  const packages = ["", "examples"].flatMap((dir) =>
+    readdirSync(join(root, dir), { withFileTypes: true })
+      .filter((d) => d.isDirectory() && existsSync(join(root, dir, d.name, "package.json")))
+      .map((d) => join(dir, d.name)),
+  );
   const resultFile = "test-results/vitest.json";
   for (const p of packages) rmSync(join(root, p, resultFile), { force: true });
+  const teardown = prepareTestServices(env);
+  process.once("SIGINT", () => {
+    teardown();
+    process.exit(130);
+  });
   const status = pn(
     "exec",
     "turbo",
@@ -90,6 +92,7 @@ if (mode === "start") {
     "--reporter=json",
     `--outputFile.json=${resultFile}`,
   );
+  teardown();
   // One closing line over every package, so a reader (or CI) sees the whole count at the end.
   const total = { passed: 0, failed: 0, skipped: 0 };
   for (const p of packages) {
