@@ -239,3 +239,73 @@ export interface Store extends StoreOps {
 export class StoreConflictError extends Error {
   override readonly name = "StoreConflictError";
 }
+
+/** The operations grouped by protocol noun; both implementations split their modules along these lines. */
+export type AgentOpName =
+  | "putRegistryAgent"
+  | "getRegistryAgent"
+  | "listRegistryAgents"
+  | "ensureAgentIdentity"
+  | "getAgentIdentity"
+  | "findAgentIdentity"
+  | "insertInstallation"
+  | "getInstallation"
+  | "findActiveInstallation"
+  | "listInstallations"
+  | "markInstallationUninstalled"
+  | "insertRuntimeToken"
+  | "findRuntimeTokenByHash"
+  | "getRuntimeToken"
+  | "listRuntimeTokens"
+  | "revokeRuntimeToken"
+  | "revokeRuntimeTokensOfInstallation"
+  | "revokeRuntimeTokensIssuedBy"
+  | "touchRuntimeToken";
+export type ContentOpName =
+  | "insertMessage"
+  | "getMessage"
+  | "listMessages"
+  | "getMemory"
+  | "getMemoryForUpdate"
+  | "putMemory"
+  | "getIdempotencyRecord"
+  | "putIdempotencyRecord"
+  | "pruneIdempotencyRecords"
+  | "insertDecision"
+  | "getDecision"
+  | "listDecisions"
+  | "answerDecision"
+  | "insertJoinCode"
+  | "findJoinCodeByHash"
+  | "listJoinCodes"
+  | "markJoinCodeUsed";
+export type PeopleOpName =
+  | "insertUser"
+  | "getUser"
+  | "findUsersByName"
+  | "listUsers"
+  | "markUserDeleted"
+  | "insertUserToken"
+  | "findUserTokenByHash"
+  | "revokeUserTokensOfUser"
+  | "insertPod"
+  | "getPod"
+  | "findPodsByName"
+  | "listPods"
+  | "putMember"
+  | "getMember"
+  | "listMembers"
+  | "removeMember";
+export type EventOpName =
+  | "enqueueEvents"
+  | "claimEvents"
+  | "getEvent"
+  | "ackEvent"
+  | "renewLease"
+  | "failExhausted"
+  | "nextLeaseExpiry"
+  | "listDeadLetters"
+  | "requeueEvent"
+  | "failOpenEvents"
+  | "listPodEvents"
+  | "queueStats";

@@ -5,34 +5,13 @@
  * Must never: judge a token's validity (findRuntimeTokenByHash returns the token with its identity,
  * installation and issuer whatever their states; the tokens service decides).
  */
-import type { StoreOps } from "../contract.js";
+import type { AgentOpName, StoreOps } from "../contract.js";
 import { COLUMNS as C, cols } from "./columns.js";
 import type { Db } from "./db.js";
 import { json, unprefix } from "./db.js";
 import { toIdentity, toInstallation, toRegistryAgent, toRuntimeToken, toUser } from "./rows.js";
 
-type AgentOps = Pick<
-  StoreOps,
-  | "putRegistryAgent"
-  | "getRegistryAgent"
-  | "listRegistryAgents"
-  | "ensureAgentIdentity"
-  | "getAgentIdentity"
-  | "findAgentIdentity"
-  | "insertInstallation"
-  | "getInstallation"
-  | "findActiveInstallation"
-  | "listInstallations"
-  | "markInstallationUninstalled"
-  | "insertRuntimeToken"
-  | "findRuntimeTokenByHash"
-  | "getRuntimeToken"
-  | "listRuntimeTokens"
-  | "revokeRuntimeToken"
-  | "revokeRuntimeTokensOfInstallation"
-  | "revokeRuntimeTokensIssuedBy"
-  | "touchRuntimeToken"
->;
+type AgentOps = Pick<StoreOps, AgentOpName>;
 
 export function agentOps(db: Db): AgentOps {
   const one = async <T>(text: string, values: unknown[], map: (r: never) => T): Promise<T | null> => {

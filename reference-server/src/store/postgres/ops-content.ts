@@ -8,31 +8,12 @@
  *
  * Must never: merge memory (the service computes the envelope; putMemory replaces the row).
  */
-import type { StoreOps } from "../contract.js";
+import type { ContentOpName, StoreOps } from "../contract.js";
 import type { Db } from "./db.js";
 import { json, jsonOrNull } from "./db.js";
 import { toDecision, toIdempotency, toJoinCode, toMemory, toMessage } from "./rows.js";
 
-type ContentOps = Pick<
-  StoreOps,
-  | "insertMessage"
-  | "getMessage"
-  | "listMessages"
-  | "getMemory"
-  | "getMemoryForUpdate"
-  | "putMemory"
-  | "getIdempotencyRecord"
-  | "putIdempotencyRecord"
-  | "pruneIdempotencyRecords"
-  | "insertDecision"
-  | "getDecision"
-  | "listDecisions"
-  | "answerDecision"
-  | "insertJoinCode"
-  | "findJoinCodeByHash"
-  | "listJoinCodes"
-  | "markJoinCodeUsed"
->;
+type ContentOps = Pick<StoreOps, ContentOpName>;
 
 /** First key of the two-int advisory locks (class id): "CAP" + purpose. */
 const LOCK_MEMORY = 0x43415001;

@@ -10,26 +10,12 @@
  *
  * Must never: read the clock (every time is `now` from the service), or wait on a row lock inside a claim.
  */
-import type { StoreOps } from "../contract.js";
+import type { EventOpName, StoreOps } from "../contract.js";
 import type { Db } from "./db.js";
 import { json, jsonOrNull } from "./db.js";
 import { toEvent } from "./rows.js";
 
-type EventOps = Pick<
-  StoreOps,
-  | "enqueueEvents"
-  | "claimEvents"
-  | "getEvent"
-  | "ackEvent"
-  | "renewLease"
-  | "failExhausted"
-  | "nextLeaseExpiry"
-  | "listDeadLetters"
-  | "requeueEvent"
-  | "failOpenEvents"
-  | "listPodEvents"
-  | "queueStats"
->;
+type EventOps = Pick<StoreOps, EventOpName>;
 
 const ENQUEUE = `
   WITH ins AS (

@@ -3,31 +3,13 @@
  *
  * Must never: judge a token's validity (findUserTokenByHash returns whatever it finds; services judge).
  */
-import type { StoreOps } from "../contract.js";
+import type { PeopleOpName, StoreOps } from "../contract.js";
 import { COLUMNS, cols } from "./columns.js";
 import type { Db } from "./db.js";
 import { unprefix } from "./db.js";
 import { toMember, toPod, toUser, toUserToken } from "./rows.js";
 
-type PeopleOps = Pick<
-  StoreOps,
-  | "insertUser"
-  | "getUser"
-  | "findUsersByName"
-  | "listUsers"
-  | "markUserDeleted"
-  | "insertUserToken"
-  | "findUserTokenByHash"
-  | "revokeUserTokensOfUser"
-  | "insertPod"
-  | "getPod"
-  | "findPodsByName"
-  | "listPods"
-  | "putMember"
-  | "getMember"
-  | "listMembers"
-  | "removeMember"
->;
+type PeopleOps = Pick<StoreOps, PeopleOpName>;
 
 const { users: USER_COLUMNS, user_tokens: USER_TOKEN_COLUMNS } = COLUMNS;
 

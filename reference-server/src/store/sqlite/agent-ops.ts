@@ -1,33 +1,14 @@
 /**
  * SQLite ops for agents: registry entries, agent identities, installations and runtime tokens.
  */
+
+import type { AgentOpName } from "../contract.js";
 import { StoreConflictError } from "../contract.js";
 import type { AgentIdentityRecord, RegistryAgentRecord } from "../records.js";
 import { type Row, toInstallation, toRuntimeToken, toUser } from "./rows.js";
 import type { SqliteContext, SyncOps } from "./types.js";
 
-type AgentOps = Pick<
-  SyncOps,
-  | "putRegistryAgent"
-  | "getRegistryAgent"
-  | "listRegistryAgents"
-  | "ensureAgentIdentity"
-  | "getAgentIdentity"
-  | "findAgentIdentity"
-  | "insertInstallation"
-  | "getInstallation"
-  | "findActiveInstallation"
-  | "listInstallations"
-  | "markInstallationUninstalled"
-  | "insertRuntimeToken"
-  | "findRuntimeTokenByHash"
-  | "getRuntimeToken"
-  | "listRuntimeTokens"
-  | "revokeRuntimeToken"
-  | "revokeRuntimeTokensOfInstallation"
-  | "revokeRuntimeTokensIssuedBy"
-  | "touchRuntimeToken"
->;
+type AgentOps = Pick<SyncOps, AgentOpName>;
 
 const toRegistry = (r: Row): RegistryAgentRecord => ({
   name: r.name,

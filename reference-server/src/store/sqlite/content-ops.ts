@@ -1,31 +1,14 @@
 /**
  * SQLite ops for pod content and agent state: messages, memory, idempotency records, decisions, join codes.
  */
+
+import type { ContentOpName } from "../contract.js";
 import type { DecisionRecord, IdempotencyRecord, JoinCodeRecord, MemoryRecord } from "../records.js";
 import { insertOrConflict } from "./agent-ops.js";
 import { json, type Row, toMessage } from "./rows.js";
 import type { SqliteContext, SyncOps } from "./types.js";
 
-type ContentOps = Pick<
-  SyncOps,
-  | "insertMessage"
-  | "getMessage"
-  | "listMessages"
-  | "getMemory"
-  | "getMemoryForUpdate"
-  | "putMemory"
-  | "getIdempotencyRecord"
-  | "putIdempotencyRecord"
-  | "pruneIdempotencyRecords"
-  | "insertDecision"
-  | "getDecision"
-  | "listDecisions"
-  | "answerDecision"
-  | "insertJoinCode"
-  | "findJoinCodeByHash"
-  | "listJoinCodes"
-  | "markJoinCodeUsed"
->;
+type ContentOps = Pick<SyncOps, ContentOpName>;
 
 const toMemory = (r: Row): MemoryRecord => ({
   agentId: r.agent_id,

@@ -3,27 +3,13 @@
  * Claims walk the partial index events_ready (agent_id, seq) WHERE state IN ('pending','leased'), so the
  * oldest-first order comes from the index, not a sort. Attempts are counted at claim.
  */
-import type { ClaimResult, RenewResult, RequeueResult } from "../contract.js";
+import type { ClaimResult, EventOpName, RenewResult, RequeueResult } from "../contract.js";
 import type { EventRecord, QueueStats } from "../records.js";
 import { insertOrConflict } from "./agent-ops.js";
 import { json, type Row, toEvent } from "./rows.js";
 import type { SqliteContext, SyncOps } from "./types.js";
 
-type EventOps = Pick<
-  SyncOps,
-  | "enqueueEvents"
-  | "claimEvents"
-  | "getEvent"
-  | "ackEvent"
-  | "renewLease"
-  | "failExhausted"
-  | "nextLeaseExpiry"
-  | "listDeadLetters"
-  | "requeueEvent"
-  | "failOpenEvents"
-  | "listPodEvents"
-  | "queueStats"
->;
+type EventOps = Pick<SyncOps, EventOpName>;
 
 const OPEN = "state IN ('pending', 'leased')";
 

@@ -1,29 +1,13 @@
 /**
  * SQLite ops for humans: users, their API tokens, pods and pod members.
  */
+
+import type { PeopleOpName } from "../contract.js";
 import type { MemberRecord, PodRecord } from "../records.js";
 import { type Row, toUser, toUserToken } from "./rows.js";
 import type { SqliteContext, SyncOps } from "./types.js";
 
-type PeopleOps = Pick<
-  SyncOps,
-  | "insertUser"
-  | "getUser"
-  | "findUsersByName"
-  | "listUsers"
-  | "markUserDeleted"
-  | "insertUserToken"
-  | "findUserTokenByHash"
-  | "revokeUserTokensOfUser"
-  | "insertPod"
-  | "getPod"
-  | "findPodsByName"
-  | "listPods"
-  | "putMember"
-  | "getMember"
-  | "listMembers"
-  | "removeMember"
->;
+type PeopleOps = Pick<SyncOps, PeopleOpName>;
 
 const toPod = (r: Row): PodRecord => ({
   id: r.id,
