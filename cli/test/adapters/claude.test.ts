@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { AdapterError } from "../../src/adapters/adapter-error.js";
 import { claudeAdapter } from "../../src/adapters/claude.js";
 import { MEMORY_INSTRUCTION } from "../../src/memory-bridge.js";
+import { failure } from "../helpers/adapter-failure.js";
 import { alive, type FakeCliHarness, fakeCli } from "../helpers/fake-cli.js";
 import { spawnDouble } from "../helpers/spawn-double.js";
 
@@ -12,15 +12,6 @@ beforeEach(() => {
   h = fakeCli();
 });
 afterEach(() => h.cleanup());
-
-async function failure(p: Promise<unknown>): Promise<AdapterError> {
-  const err = await p.then(
-    () => new Error("expected a failure"),
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(AdapterError);
-  return err as AdapterError;
-}
 
 // Timeouts in the hang tests leave the fake ample time to start (and install its SIGTERM handler)
 // even on a loaded machine; the assertions are about how it is killed, not how fast.

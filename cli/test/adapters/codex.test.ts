@@ -2,8 +2,8 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, writeFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { AdapterError } from "../../src/adapters/adapter-error.js";
 import { codexAdapter } from "../../src/adapters/codex.js";
+import { failure } from "../helpers/adapter-failure.js";
 import { alive, type FakeCliHarness, FIXTURE_BIN, fakeCli } from "../helpers/fake-cli.js";
 import { spawnDouble } from "../helpers/spawn-double.js";
 
@@ -12,15 +12,6 @@ beforeEach(() => {
   h = fakeCli();
 });
 afterEach(() => h.cleanup());
-
-async function failure(p: Promise<unknown>): Promise<AdapterError> {
-  const err = await p.then(
-    () => new Error("expected a failure"),
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(AdapterError);
-  return err as AdapterError;
-}
 
 describe("the fake codex (control: it blocks like the real one)", () => {
   it("waits for EOF on a piped stdin before doing anything, and uses what it read", async () => {
