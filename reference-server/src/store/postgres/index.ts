@@ -90,6 +90,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   /** Prefix of our own NOTIFY payloads: the LISTEN side skips them (local listeners were woken directly). */
   const origin = `${randomBytes(6).toString("hex")}|`;
   const listeners = new Set<(agentId: string) => void>();
+  const missedListeners = new Set<() => void>();
   const emit = (agentIds: Iterable<string>) => {
     for (const id of new Set(agentIds)) {
       for (const l of listeners) {
@@ -122,6 +123,15 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     channel,
     origin,
     onAgent: (id) => emit([id]),
+    onReconnect: () => {
+      for (const l of missedListeners) {
+        try {
+          l();
+        } catch {
+          // a listener's failure is its own
+        }
+      }
+    },
     ...(options.onError ? { onError: options.onError } : {}),
   });
   const pingTimeoutMs = options.pingTimeoutMs ?? 5000;
@@ -187,6 +197,13 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       };
     },
 
+    onWakeupsMissed(l) {
+      missedListeners.add(l);
+      return () => {
+        missedListeners.delete(l);
+      };
+    },
+
     async ping() {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {
@@ -201,6 +218,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 
     async close() {
       listeners.clear();
+      missedListeners.clear();
       await listener.close();
       await pool.end();
     },

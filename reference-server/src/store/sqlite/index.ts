@@ -126,6 +126,8 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+    // Every write that readies an event runs in this process and notifies directly: nothing can be missed.
+    onWakeupsMissed: () => () => undefined,
     async ping() {
       if (closed) throw new Error("store closed");
       db.prepare("SELECT 1").get();
