@@ -256,6 +256,18 @@ export class StoreConflictError extends Error {
   override readonly name = "StoreConflictError";
 }
 
+/**
+ * Thrown by a store when it cannot reach its database (connection refused or lost, server restarting,
+ * lock or I/O failure) — a condition that passes, as opposed to a fault. The HTTP layer answers it with
+ * 503 store_unavailable and Retry-After. The operation applied wholly or not at all.
+ */
+export class StoreUnavailableError extends Error {
+  override readonly name = "StoreUnavailableError";
+  constructor(cause: unknown) {
+    super(`store unavailable: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+  }
+}
+
 /** The operations grouped by protocol noun; both implementations split their modules along these lines. */
 export type AgentOpName =
   | "putRegistryAgent"
