@@ -27,6 +27,7 @@ import {
   drainFigures,
   footprintFigures,
   IDS,
+  idleFigures,
   redeliveryFigures,
   wakeFigures,
 } from "./figures.mjs";
@@ -37,13 +38,14 @@ import { measureBaseline } from "./scenarios/baseline.mjs";
 import { conversational } from "./scenarios/conversational.mjs";
 import { drain } from "./scenarios/drain.mjs";
 import { footprint } from "./scenarios/footprint.mjs";
+import { idle } from "./scenarios/idle.mjs";
 import { redelivery } from "./scenarios/redelivery.mjs";
 import { wake } from "./scenarios/wake.mjs";
 import { SIZES } from "./sizes.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = join(here, "..", "..");
-const ALL = ["drain", "conversational", "wake", "redelivery", "footprint", "postgres"];
+const ALL = ["drain", "conversational", "wake", "redelivery", "footprint", "idle", "postgres"];
 
 const { values: args } = parseArgs({
   options: {
@@ -51,6 +53,8 @@ const { values: args } = parseArgs({
     only: { type: "string" },
     out: { type: "string" },
     docs: { type: "boolean" },
+    /** Write `node --cpu-prof` profiles of the idle scenario's kernel processes into this folder. */
+    "cpu-prof-dir": { type: "string" },
   },
 });
 const only = new Set(args.only ? args.only.split(",") : ALL);
@@ -150,7 +154,10 @@ if (missing) {
     pg = await findPostgres();
     if (pg.skipped) {
       log(`PostgreSQL skipped: ${pg.skipped}`);
-      report.skip([...IDS.drainPostgres, ...IDS.wakePostgres], pg.skipped);
+      report.skip(
+        [...IDS.drainPostgres, ...IDS.wakePostgres, ...(only.has("idle") ? IDS.idlePostgres : [])],
+        pg.skipped,
+      );
       pg = null;
     } else {
       log(`PostgreSQL: ${pg.source}`);
@@ -183,6 +190,20 @@ if (missing) {
   if (only.has("footprint")) {
     const r = await attempt(IDS.footprint, () => footprint(ctx));
     if (r) report.add(...footprintFigures(r, sizes));
+  }
+  if (only.has("idle")) {
+    const profile = args["cpu-prof-dir"] ? { cpuProfileDir: args["cpu-prof-dir"] } : {};
+    const r = await attempt(IDS.idleSqlite, () => idle(ctx, "sqlite", profile));
+    if (r) report.add(...idleFigures("sqlite", r));
+    if (!pg && !only.has("postgres")) {
+      const found = await findPostgres();
+      if (found.skipped) report.skip(IDS.idlePostgres, found.skipped);
+      else pg = found;
+    }
+    if (pg) {
+      const rp = await attempt(IDS.idlePostgres, () => idle(ctx, "postgres", profile));
+      if (rp) report.add(...idleFigures("postgres", rp));
+    }
   }
 }
 

@@ -82,7 +82,9 @@ export function createEventsService(
           });
           if (next !== null) hub.wakeAt(caller.agentId, next);
           const reason = await waiter.wait(deadline - performance.now(), signal);
-          if (reason === "closed" || reason === "aborted") return [];
+          // A wait that ran out with no wake-up has nothing new to claim (every source that readies an
+          // event wakes it); the driver's next poll claims anyway, so no second query per idle cycle.
+          if (reason !== "woken") return [];
         }
       } finally {
         waiter.dispose();
