@@ -55,12 +55,15 @@ const { values: args } = parseArgs({
     docs: { type: "boolean" },
     /** Write `node --cpu-prof` profiles of the idle scenario's kernel processes into this folder. */
     "cpu-prof-dir": { type: "string" },
+    /** Drivers of the idle scenario (default: 2,000 full, 50 quick), e.g. 10000 to check connection limits. */
+    "idle-drivers": { type: "string" },
   },
 });
 const only = new Set(args.only ? args.only.split(",") : ALL);
 for (const name of only)
   if (!ALL.includes(name)) throw new Error(`--only: unknown scenario ${name} (${ALL.join(", ")})`);
-const sizes = args.quick ? SIZES.quick : SIZES.full;
+const sizes = { ...(args.quick ? SIZES.quick : SIZES.full) };
+if (args["idle-drivers"]) sizes.idleDrivers = Number(args["idle-drivers"]);
 const fullRun = !args.quick && !args.only;
 const outFile =
   args.out ??
