@@ -1,17 +1,21 @@
 /**
  * `runDriver`: the poll → dedup → handle → ack loop every CAP driver needs, done once and right.
- * Long-poll with a fallback to interval polling, serial handling (or opt-in concurrency with a
- * per-pod lock), lease renewal while a handler runs, a handled-ids store so redeliveries are
- * re-acked without running the handler, the ADR-005 retry circuit after handler failures, poll
- * backoff that never gives up except on three consecutive 401/403, and a graceful stop.
+ * Long-poll with a fallback to interval polling, polls retry-safe by `pollId`, serial handling (or
+ * opt-in concurrency with a per-pod lock), renewal of every lease it holds (the running event and
+ * the fetched ones still waiting), a handled-ids store so redeliveries are re-acked without running
+ * the handler, the ADR-005 retry circuit after handler failures (the failed event released to come
+ * back when the probe is due), batch acks where the kernel has them, poll backoff that never gives
+ * up except on three consecutive 401/403, and a graceful stop that releases what it did not start.
  * It prints nothing (hooks report everything) and never acks an event whose handler did not finish.
  */
 
+import { newPollId } from "./client.js";
 import type { DriverHooks, DriverOptions, DriverSummary, EventHandler } from "./driver-types.js";
 import { CapHttpError, CapSdkError } from "./errors.js";
 import { type HandledStore, MemoryHandledStore } from "./handled-store.js";
 import { CIRCUIT_CEILING_MS, classifyFailure, RetryCircuit } from "./internal/circuit.js";
-import type { LeaseKeeper } from "./internal/lease.js";
+import { LeaseSet } from "./internal/lease.js";
+import { delaySecondsOf, Settler } from "./internal/settle.js";
 import { type Clock, realClock, realSleep, type Sleep, stableJitter } from "./internal/time.js";
 import { runTurn } from "./internal/turn.js";
 import type { AckResult, Event, Info } from "./types.js";
@@ -43,6 +47,7 @@ class DriverLoop {
     skipped: 0,
     failures: 0,
     released: 0,
+    returned: 0,
   };
   #info: Info | undefined;
   #infoSettled = false;
@@ -51,7 +56,12 @@ class DriverLoop {
   #fastEmpties = 0;
   #pollFailures = 0;
   #authFailures = 0;
-  #renewSupported = true;
+  /** The id of the poll being tried; kept across failed tries, replaced after an answer. */
+  #pollId: string | undefined;
+  readonly #leases: LeaseSet;
+  readonly #settler: Settler;
+  /** Running handlers by event id, to abort one whose lease is lost. */
+  readonly #turns = new Map<string, AbortController>();
 
   constructor(options: DriverOptions) {
     this.#o = options;
@@ -64,6 +74,22 @@ class DriverLoop {
     this.#circuit = new RetryCircuit(this.#interval, this.#jitter);
     this.#limit = options.limit ?? 10;
     this.#wait = options.waitSeconds ?? 20;
+    this.#leases = new LeaseSet({
+      client: options.client,
+      clock: this.#clock,
+      sleep: this.#sleep,
+      renewAt: options.renewAt ?? 0.5,
+      leaseMs: (event) => this.#leaseMs(event),
+      onRenew: (event, leaseExpiresAt) => this.#emit("onRenew", { event, leaseExpiresAt }),
+      onError: (event, error) => this.#emit("onError", { stage: "renew", error, event }),
+      onLost: (event, error) => this.#onLost(event, error),
+      onUnsupported: () => {},
+    });
+    this.#settler = new Settler(options.client, {
+      onAck: ({ event, result, duplicate }) => this.#emit("onAck", { event, result, duplicate }),
+      onError: (stage, error, event) => this.#emit("onError", { stage, error, event }),
+      onRelease: (info) => this.#emit("onRelease", info),
+    });
   }
 
   #emit<K extends keyof DriverHooks>(hook: K, arg: Parameters<NonNullable<DriverHooks[K]>>[0]): void {
@@ -75,6 +101,17 @@ class DriverLoop {
   }
 
   async run(): Promise<DriverSummary> {
+    try {
+      await this.#loop();
+    } finally {
+      // Acks of finished handlers go out even when the loop ends by auth_stopped.
+      await this.#settler.drain();
+      this.#leases.close();
+    }
+    return this.#summary;
+  }
+
+  async #loop(): Promise<void> {
     let announced = false;
     while (!this.#stop.aborted) {
       if (!this.#infoSettled) await this.#loadInfo();
@@ -90,9 +127,10 @@ class DriverLoop {
         continue;
       }
       const delay = await this.#runBatch(events);
+      // Every ack of this batch is out before the next poll: none waits on a poll or a circuit.
+      await this.#settler.drain();
       if (delay > 0) await this.#sleep(delay, this.#stop);
     }
-    return this.#summary;
   }
 
   async #loadInfo(): Promise<void> {
@@ -102,7 +140,11 @@ class DriverLoop {
       this.#infoSettled = true;
       this.#limit = Math.max(1, Math.min(this.#limit, info.maxLimit));
       this.#wait = info.features.includes("long-poll") ? Math.min(this.#wait, info.maxWaitSeconds) : 0;
-      this.#renewSupported = info.features.includes("renew");
+      if (!info.features.includes("renew")) this.#leases.stopRenewing();
+      // Only what /info advertises: a kernel without /info (the production one) gets per-event
+      // acks and no releases.
+      this.#settler.batchAck = info.features.includes("batch-ack");
+      this.#settler.release = info.features.includes("release");
     } catch (error) {
       // No /info (the production kernel has none): learn by trying. Other failures: ask again next time.
       if (
@@ -122,17 +164,27 @@ class DriverLoop {
   async #poll(): Promise<Event[] | undefined> {
     const started = this.#clock();
     this.#summary.polls++;
+    // A failed poll may have claimed events whose answer was lost: the retry carries the same
+    // pollId, so a kernel with poll-replay answers those deliveries again.
+    this.#pollId ??= newPollId();
     try {
       const { events } = await this.#o.client.poll(
-        { limit: this.#limit, ...(this.#wait > 0 ? { waitSeconds: this.#wait } : {}) },
+        {
+          limit: this.#limit,
+          ...(this.#wait > 0 ? { waitSeconds: this.#wait } : {}),
+          pollId: this.#pollId,
+        },
         { signal: this.#stop, retries: 0 },
       );
+      this.#pollId = undefined;
       this.#pollFailures = 0;
       this.#authFailures = 0;
       this.#detectIgnoredWait(events.length, this.#clock() - started);
       return events;
     } catch (error) {
       if (this.#stop.aborted) return undefined;
+      // The kernel answered with an error: it claimed nothing, but reusing the id is harmless and
+      // keeps a lost answer before it recoverable.
       const auth = error instanceof CapHttpError && (error.status === 401 || error.status === 403);
       this.#authFailures = auth ? this.#authFailures + 1 : 0;
       if (this.#authFailures >= 3) {
@@ -179,11 +231,18 @@ class DriverLoop {
     });
   }
 
-  /** Handles a batch; returns the circuit delay after a handler failure, else 0. */
+  /**
+   * Handles a batch; returns the circuit delay after a handler failure, else 0. Every event is held
+   * (renewed) from the poll until it is acked, given back or lost; what was not started — after a
+   * failure, on stop, or because its lease was lost while it waited — is never run, and what this
+   * driver still holds of it is released at once.
+   */
   async #runBatch(events: Event[]): Promise<number> {
+    for (const event of events) this.#leases.hold(event);
     const concurrency = Math.max(1, this.#o.concurrency ?? 1);
     let failureDelay = 0;
     let stopBatch = false;
+    const started = new Set<string>();
     const tails = new Map<string, Promise<void>>();
     const running = new Set<Promise<void>>();
     for (const event of events) {
@@ -191,7 +250,8 @@ class DriverLoop {
       while (running.size >= concurrency) await Promise.race(running);
       if (stopBatch || this.#stop.aborted) break;
       const task = (tails.get(event.podId) ?? Promise.resolve()).then(async () => {
-        if (stopBatch || this.#stop.aborted) return;
+        if (stopBatch || this.#stop.aborted || !this.#leases.holds(event.id)) return;
+        started.add(event.id);
         const delay = await this.#process(event);
         if (delay !== undefined) {
           stopBatch = true;
@@ -203,7 +263,18 @@ class DriverLoop {
       void task.then(() => running.delete(task));
     }
     await Promise.all(running);
+    const why = this.#stop.aborted
+      ? "not started: the driver is stopping"
+      : "not started: an earlier event of the batch failed and the retry circuit is waiting";
+    const rest = events.filter((e) => !started.has(e.id) && this.#leases.holds(e.id));
+    await Promise.all(rest.map((e) => this.#giveBack(e, 0, why)));
     return failureDelay;
+  }
+
+  /** Stop holding `event` and hand it back to the kernel (when it can take it back). */
+  async #giveBack(event: Event, delaySeconds: number, reason: string): Promise<void> {
+    this.#leases.drop(event.id);
+    if (await this.#settler.giveBack(event, delaySeconds, reason)) this.#summary.returned++;
   }
 
   #handlerFor(type: string): EventHandler | undefined {
@@ -233,6 +304,7 @@ class DriverLoop {
     let lastMessageId: string | undefined;
     let posted = false;
     const handlerAbort = new AbortController();
+    this.#turns.set(event.id, handlerAbort);
     const outcome = await runTurn({
       event,
       handler,
@@ -241,14 +313,16 @@ class DriverLoop {
       stop: this.#stop,
       sleep: this.#sleep,
       shutdownTimeoutMs: this.#o.shutdownTimeoutMs ?? 10_000,
-      lease: this.#renewSupported ? this.#leaseKeeper(event, handlerAbort) : undefined,
       onPosted: (id) => {
         posted = true;
         lastMessageId = id || lastMessageId;
       },
     });
-    if (outcome.kind === "released") {
+    this.#turns.delete(event.id);
+    if (outcome.kind === "given_up") {
       this.#summary.released++;
+      if (this.#leases.holds(event.id))
+        await this.#giveBack(event, 0, "the driver stopped before the handler finished");
       return undefined;
     }
     if (outcome.kind === "failed") {
@@ -257,6 +331,13 @@ class DriverLoop {
       const decision = this.#circuit.failure(failureClass);
       this.#emit("onError", { stage: "handler", error: outcome.error, event, failureClass });
       this.#emit("onCircuit", { ...decision, eventId: event.id });
+      // Back when the circuit's probe is due, not when the lease would have ended.
+      const message = outcome.error instanceof Error ? outcome.error.message : String(outcome.error);
+      await this.#giveBack(
+        event,
+        delaySecondsOf(decision.delayMs),
+        `handler failed (${failureClass}, ${decision.consecutive} in a row): ${message}`,
+      );
       return decision.delayMs;
     }
     this.#circuit.reset();
@@ -273,29 +354,21 @@ class DriverLoop {
     return undefined;
   }
 
-  #leaseKeeper(event: Event, handlerAbort: AbortController): LeaseKeeper {
-    let leaseMs = (this.#o.leaseSeconds ?? 30) * 1000;
-    if (this.#info) leaseMs = this.#info.leaseSeconds * 1000;
-    else if (event.leaseExpiresAt) {
+  #leaseMs(event: Event): number {
+    if (this.#info) return this.#info.leaseSeconds * 1000;
+    if (event.leaseExpiresAt) {
       const left = Date.parse(event.leaseExpiresAt) - this.#clock();
-      if (Number.isFinite(left) && left > 0) leaseMs = left;
+      if (Number.isFinite(left) && left > 0) return left;
     }
-    return {
-      client: this.#o.client,
-      event,
-      leaseMs,
-      renewAt: this.#o.renewAt ?? 0.5,
-      sleep: this.#sleep,
-      onRenew: (leaseExpiresAt: string) => this.#emit("onRenew", { event, leaseExpiresAt }),
-      onError: (error: unknown) => this.#emit("onError", { stage: "renew", error, event }),
-      onLost: (error: CapSdkError) => {
-        this.#emit("onLeaseLost", { event, error });
-        if (!handlerAbort.signal.aborted) handlerAbort.abort(error);
-      },
-      onUnsupported: () => {
-        this.#renewSupported = false;
-      },
-    };
+    return (this.#o.leaseSeconds ?? 30) * 1000;
+  }
+
+  /** A held event's lease was lost: abort its handler if it runs; a waiting one will not start. */
+  #onLost(event: Event, error: CapSdkError): void {
+    const turn = this.#turns.get(event.id);
+    if (!turn) this.#summary.released++;
+    this.#emit("onLeaseLost", { event, error });
+    if (turn && !turn.signal.aborted) turn.abort(error);
   }
 
   async #lookup(id: string): Promise<AckResult | undefined> {
@@ -315,12 +388,9 @@ class DriverLoop {
     }
   }
 
+  /** The handler finished (or never had to run): stop renewing, and ack (now or in the next batch). */
   async #ack(event: Event, result: AckResult, duplicate: boolean): Promise<void> {
-    try {
-      await this.#o.client.ack(event.id, result);
-      this.#emit("onAck", { event, result, duplicate });
-    } catch (error) {
-      this.#emit("onError", { stage: "ack", error, event });
-    }
+    this.#leases.drop(event.id);
+    await this.#settler.ack(event, result, duplicate);
   }
 }
