@@ -331,11 +331,12 @@ class DriverLoop {
       const decision = this.#circuit.failure(failureClass);
       this.#emit("onError", { stage: "handler", error: outcome.error, event, failureClass });
       this.#emit("onCircuit", { ...decision, eventId: event.id });
-      // Back when the circuit's probe is due, not when the lease would have ended.
+      // Back when the circuit's probe is due, not when the lease would have ended; when stopping
+      // (a killed handler fails too) at once: the circuit is this process's, and it is ending.
       const message = outcome.error instanceof Error ? outcome.error.message : String(outcome.error);
       await this.#giveBack(
         event,
-        delaySecondsOf(decision.delayMs),
+        this.#stop.aborted ? 0 : delaySecondsOf(decision.delayMs),
         `handler failed (${failureClass}, ${decision.consecutive} in a row): ${message}`,
       );
       return decision.delayMs;
