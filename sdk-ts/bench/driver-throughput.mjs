@@ -130,6 +130,17 @@ try {
         `SQLite reference kernel, Node ${process.version})`,
     );
   }
+  // The figure counts only if the kernel agrees: nothing left to claim, the newest 1000 all acked.
+  const left = (await client.poll({ limit: 50 })).events.length;
+  const queue = await (
+    await fetch(`${url}/api/admin/pods/${podId}/queue?limit=1000`, {
+      headers: { authorization: `Bearer ${admin}` },
+    })
+  ).json();
+  const states = queue.agents.flatMap((a) => a.events.map((e) => e.state));
+  const unacked = states.filter((state) => state !== "acked").length;
+  if (left > 0 || unacked > 0 || states.length === 0)
+    throw new Error(`the kernel disagrees: ${left} events left to poll, ${unacked} of the newest not acked`);
   const sorted = [...rates].sort((a, b) => a - b);
   console.log(
     `driver-throughput: median ${sorted[Math.floor(sorted.length / 2)]} events/s, best ${sorted.at(-1)} ` +
