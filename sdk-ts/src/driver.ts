@@ -243,31 +243,43 @@ class DriverLoop {
     let failureDelay = 0;
     let stopBatch = false;
     const started = new Set<string>();
+    const givingBack: Array<Promise<void>> = [];
+    // At once, not after the running handler: a waiting event must not sit out a minutes-long turn.
+    const releaseRest = () => {
+      const why = this.#stop.aborted
+        ? "not started: the driver is stopping"
+        : "not started: an earlier event of the batch failed and the retry circuit is waiting";
+      for (const e of events)
+        if (!started.has(e.id) && this.#leases.holds(e.id)) givingBack.push(this.#giveBack(e, 0, why));
+    };
+    this.#stop.addEventListener("abort", releaseRest, { once: true });
     const tails = new Map<string, Promise<void>>();
     const running = new Set<Promise<void>>();
-    for (const event of events) {
-      if (stopBatch || this.#stop.aborted) break;
-      while (running.size >= concurrency) await Promise.race(running);
-      if (stopBatch || this.#stop.aborted) break;
-      const task = (tails.get(event.podId) ?? Promise.resolve()).then(async () => {
-        if (stopBatch || this.#stop.aborted || !this.#leases.holds(event.id)) return;
-        started.add(event.id);
-        const delay = await this.#process(event);
-        if (delay !== undefined) {
-          stopBatch = true;
-          failureDelay = Math.max(failureDelay, delay);
-        }
-      });
-      tails.set(event.podId, task);
-      running.add(task);
-      void task.then(() => running.delete(task));
+    try {
+      for (const event of events) {
+        if (stopBatch || this.#stop.aborted) break;
+        while (running.size >= concurrency) await Promise.race(running);
+        if (stopBatch || this.#stop.aborted) break;
+        const task = (tails.get(event.podId) ?? Promise.resolve()).then(async () => {
+          if (stopBatch || this.#stop.aborted || !this.#leases.holds(event.id)) return;
+          started.add(event.id);
+          const delay = await this.#process(event);
+          if (delay !== undefined) {
+            stopBatch = true;
+            failureDelay = Math.max(failureDelay, delay);
+            releaseRest();
+          }
+        });
+        tails.set(event.podId, task);
+        running.add(task);
+        void task.then(() => running.delete(task));
+      }
+      await Promise.all(running);
+    } finally {
+      this.#stop.removeEventListener("abort", releaseRest);
     }
-    await Promise.all(running);
-    const why = this.#stop.aborted
-      ? "not started: the driver is stopping"
-      : "not started: an earlier event of the batch failed and the retry circuit is waiting";
-    const rest = events.filter((e) => !started.has(e.id) && this.#leases.holds(e.id));
-    await Promise.all(rest.map((e) => this.#giveBack(e, 0, why)));
+    releaseRest();
+    await Promise.all(givingBack);
     return failureDelay;
   }
 

@@ -136,15 +136,19 @@ describe("runDriver holds every lease it takes", () => {
     const t = setup({ shutdownTimeoutMs: 60_000 });
     const ids = [1, 2, 3].map((n) => t.kernel.enqueue("task.assigned", { n }));
     let started = 0;
+    let releasedWhileRunning = -1;
     const running = t.start({
       handle: async () => {
         started++;
         t.stop.abort(); // Ctrl-C while the first of three runs
         await time.sleep(10_000);
+        releasedWhileRunning = t.kernel.releases.length;
       },
     });
     expect(await running).toMatchObject({ handled: 1, returned: 2, released: 0 });
     expect(started).toBe(1);
+    // Given back at once, not after the running handler's turn.
+    expect(releasedWhileRunning).toBe(2);
     expect(t.kernel.acks.map((a) => a.id)).toEqual([ids[0]]);
     expect(t.kernel.releases.map((r) => [r.id, r.delaySeconds, r.reason])).toEqual([
       [ids[1], 0, "not started: the driver is stopping"],
