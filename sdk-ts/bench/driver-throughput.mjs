@@ -91,7 +91,17 @@ try {
     await Promise.all(Array.from({ length: 8 }, emitOne));
   };
 
-  const client = new CapClient({ baseUrl: url, token: fixture.agents[0].token });
+  const requests = new Map();
+  const client = new CapClient({
+    baseUrl: url,
+    token: fixture.agents[0].token,
+    fetch: (request) => {
+      const path = new URL(request.url).pathname.replace(/\/events\/(?!ack$)[^/]+\//, "/events/{id}/");
+      const key = `${request.method} ${path.replace("/api/agents/runtime", "")}`;
+      requests.set(key, (requests.get(key) ?? 0) + 1);
+      return fetch(request);
+    },
+  });
   const info = await client.info();
   if (SINGLE) {
     const real = client.info.bind(client);
@@ -104,6 +114,7 @@ try {
   const rates = [];
   for (let run = 1; run <= RUNS; run++) {
     await emit(EVENTS);
+    requests.clear();
     const stop = new AbortController();
     let acked = 0;
     const started = performance.now();
@@ -127,7 +138,8 @@ try {
     console.log(
       `driver-throughput run ${run}/${RUNS}: ${EVENTS} events in ${seconds.toFixed(2)} s = ${rate} events/s ` +
         `(one runDriver, no-op handler, limit ${LIMIT}, ${ackMode}, ${summary.polls} polls, ` +
-        `SQLite reference kernel, Node ${process.version})`,
+        `SQLite reference kernel, Node ${process.version}); requests: ` +
+        [...requests].map(([k, n]) => `${k} ×${n}`).join(", "),
     );
   }
   // The figure counts only if the kernel agrees: nothing left to claim, the newest 1000 all acked.
