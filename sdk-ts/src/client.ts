@@ -7,6 +7,7 @@
 import createClient, { type Client } from "openapi-fetch";
 import { CapHttpError, CapSdkError } from "./errors.js";
 import type { paths } from "./generated/cap-v1.js";
+import { MAX_BATCH_ACK, newPollId, noSuchRoute, randomKey } from "./internal/ids.js";
 import * as read from "./internal/lenient.js";
 import { fnv1a, realSleep, type Sleep } from "./internal/time.js";
 import { type Answer, type Call, execute, type RetryPolicy } from "./internal/transport.js";
@@ -82,27 +83,6 @@ export interface PostMessageOptions extends RequestOptions {
 /** A posted message; `replayed` when the kernel answered an earlier request with the same key. */
 export interface PostMessageResult extends PostMessageResponse {
   replayed: boolean;
-}
-
-function randomKey(): string {
-  if (typeof crypto.randomUUID === "function") return crypto.randomUUID();
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-/** A fresh `pollId` (a UUID: 36 characters of `0-9a-f-`, within `^[A-Za-z0-9_-]{1,64}$`). */
-export function newPollId(): string {
-  return randomKey();
-}
-
-/** Items per `POST /events/ack` request (CAP's bound). */
-const MAX_BATCH_ACK = 100;
-
-/** The kernel has no batch-ack route (it answered as for an unknown route). */
-function noSuchRoute(error: unknown): boolean {
-  if (!(error instanceof CapHttpError)) return false;
-  if (error.status === 405 || error.status === 501) return true;
-  return error.status === 404 && error.code !== "event_not_found";
 }
 
 /** A typed client for one agent's CAP routes on one kernel. */
@@ -241,10 +221,15 @@ export class CapClient {
    * last attempt. 409 `lease_lost` when that delivery no longer holds the lease — also the answer to a
    * retry whose first attempt took effect, so after a 409 the event is not yours either way.
    */
-  async release(id: string, body: ReleaseRequest, options: RequestOptions = {}): Promise<ReleaseResponse> {
+  async release(
+    id: string,
+    body: Omit<ReleaseRequest, "delaySeconds"> & { delaySeconds?: number },
+    options: RequestOptions = {},
+  ): Promise<ReleaseResponse> {
     const op = "POST /events/{id}/release";
+    const request = { ...body, delaySeconds: body.delaySeconds ?? 0 };
     const { data } = await this.#call(op, true, options, (signal) =>
-      this.raw.POST(`${BASE}/events/{id}/release`, { params: { path: { id } }, body, signal }),
+      this.raw.POST(`${BASE}/events/{id}/release`, { params: { path: { id } }, body: request, signal }),
     );
     await this.#check(op, "ReleaseResponse", data);
     return read.readRelease(op, data);

@@ -9,19 +9,16 @@
  * It prints nothing (hooks report everything) and never acks an event whose handler did not finish.
  */
 
-import { newPollId } from "./client.js";
 import type { DriverHooks, DriverOptions, DriverSummary, EventHandler } from "./driver-types.js";
-import { CapHttpError, CapSdkError } from "./errors.js";
+import { CapHttpError, type CapSdkError } from "./errors.js";
 import { type HandledStore, MemoryHandledStore } from "./handled-store.js";
-import { CIRCUIT_CEILING_MS, classifyFailure, RetryCircuit } from "./internal/circuit.js";
+import { classifyFailure, RetryCircuit } from "./internal/circuit.js";
 import { LeaseSet } from "./internal/lease.js";
+import { Poller } from "./internal/poller.js";
 import { delaySecondsOf, Settler } from "./internal/settle.js";
 import { type Clock, realClock, realSleep, type Sleep, stableJitter } from "./internal/time.js";
 import { runTurn } from "./internal/turn.js";
 import type { AckResult, Event, Info } from "./types.js";
-
-/** A long-poll answered empty faster than this (or a quarter of the wait) did not wait. */
-const FAST_EMPTY_MS = 1000;
 
 /**
  * Runs a driver until `options.signal` aborts (resolves with a summary) or the kernel refuses the
@@ -51,13 +48,7 @@ class DriverLoop {
   };
   #info: Info | undefined;
   #infoSettled = false;
-  #limit: number;
-  #wait: number;
-  #fastEmpties = 0;
-  #pollFailures = 0;
-  #authFailures = 0;
-  /** The id of the poll being tried; kept across failed tries, replaced after an answer. */
-  #pollId: string | undefined;
+  readonly #poller: Poller;
   readonly #leases: LeaseSet;
   readonly #settler: Settler;
   /** Running handlers by event id, to abort one whose lease is lost. */
@@ -72,8 +63,20 @@ class DriverLoop {
     this.#jitter = stableJitter(options.agentKey ?? options.client.fingerprint);
     this.#interval = options.pollIntervalMs ?? 5000;
     this.#circuit = new RetryCircuit(this.#interval, this.#jitter);
-    this.#limit = options.limit ?? 10;
-    this.#wait = options.waitSeconds ?? 20;
+    this.#poller = new Poller(
+      {
+        client: options.client,
+        stop: this.#stop,
+        clock: this.#clock,
+        sleep: this.#sleep,
+        interval: this.#interval,
+        jitter: this.#jitter,
+        onPollMode: (info) => this.#emit("onPollMode", info),
+        onPollError: (info) => this.#emit("onPollError", info),
+      },
+      options.limit ?? 10,
+      options.waitSeconds ?? 20,
+    );
     this.#leases = new LeaseSet({
       client: options.client,
       clock: this.#clock,
@@ -118,12 +121,13 @@ class DriverLoop {
       if (!announced && !this.#stop.aborted) {
         announced = true;
         const reason = this.#info ? "from /info" : "no /info; trying long-poll";
-        this.#emit("onPollMode", { mode: this.#wait > 0 ? "long-poll" : "interval", reason });
+        this.#emit("onPollMode", { mode: this.#poller.wait > 0 ? "long-poll" : "interval", reason });
       }
-      const events = await this.#poll();
+      this.#summary.polls++;
+      const events = await this.#poller.poll();
       if (events === undefined) continue;
       if (events.length === 0) {
-        if (this.#wait === 0) await this.#sleep(this.#interval, this.#stop);
+        if (this.#poller.wait === 0) await this.#sleep(this.#interval, this.#stop);
         continue;
       }
       const delay = await this.#runBatch(events);
@@ -138,8 +142,9 @@ class DriverLoop {
       const info = await this.#o.client.info({ signal: this.#stop, retries: 0 });
       this.#info = info;
       this.#infoSettled = true;
-      this.#limit = Math.max(1, Math.min(this.#limit, info.maxLimit));
-      this.#wait = info.features.includes("long-poll") ? Math.min(this.#wait, info.maxWaitSeconds) : 0;
+      const poller = this.#poller;
+      poller.limit = Math.max(1, Math.min(poller.limit, info.maxLimit));
+      poller.wait = info.features.includes("long-poll") ? Math.min(poller.wait, info.maxWaitSeconds) : 0;
       if (!info.features.includes("renew")) this.#leases.stopRenewing();
       // Only what /info advertises: a kernel without /info (the production one) gets per-event
       // acks and no releases.
@@ -158,77 +163,6 @@ class DriverLoop {
         this.#emit("onError", { stage: "info", error });
       }
     }
-  }
-
-  /** One poll. `undefined` when it failed (the backoff has been slept) or the driver is stopping. */
-  async #poll(): Promise<Event[] | undefined> {
-    const started = this.#clock();
-    this.#summary.polls++;
-    // A failed poll may have claimed events whose answer was lost: the retry carries the same
-    // pollId, so a kernel with poll-replay answers those deliveries again.
-    this.#pollId ??= newPollId();
-    try {
-      const { events } = await this.#o.client.poll(
-        {
-          limit: this.#limit,
-          ...(this.#wait > 0 ? { waitSeconds: this.#wait } : {}),
-          pollId: this.#pollId,
-        },
-        { signal: this.#stop, retries: 0 },
-      );
-      this.#pollId = undefined;
-      this.#pollFailures = 0;
-      this.#authFailures = 0;
-      this.#detectIgnoredWait(events.length, this.#clock() - started);
-      return events;
-    } catch (error) {
-      if (this.#stop.aborted) return undefined;
-      // The kernel answered with an error: it claimed nothing, but reusing the id is harmless and
-      // keeps a lost answer before it recoverable.
-      const auth = error instanceof CapHttpError && (error.status === 401 || error.status === 403);
-      this.#authFailures = auth ? this.#authFailures + 1 : 0;
-      if (this.#authFailures >= 3) {
-        throw new CapSdkError(
-          "auth_stopped",
-          `stopped after 3 consecutive ${(error as CapHttpError).status} answers to polls ` +
-            `(${(error as CapHttpError).code}): the token was revoked or the agent uninstalled; re-attach it`,
-          { cause: error },
-        );
-      }
-      if (this.#wait > 0 && error instanceof CapHttpError && error.status === 400) {
-        this.#wait = 0;
-        this.#emit("onPollMode", {
-          mode: "interval",
-          reason: `the kernel rejected waitSeconds (${error.code})`,
-        });
-      }
-      this.#pollFailures++;
-      const base = Math.min(this.#interval * 2 ** (this.#pollFailures - 1), CIRCUIT_CEILING_MS);
-      const delayMs = Math.round(base * (1 + this.#jitter));
-      this.#emit("onPollError", {
-        error,
-        consecutive: auth ? this.#authFailures : this.#pollFailures,
-        delayMs,
-      });
-      await this.#sleep(delayMs, this.#stop);
-      return undefined;
-    }
-  }
-
-  /** The production kernel ignores `waitSeconds`: two empty answers far faster than the wait mean no long-poll. */
-  #detectIgnoredWait(count: number, elapsedMs: number): void {
-    if (this.#wait === 0 || count > 0) return;
-    const threshold = Math.min(FAST_EMPTY_MS, this.#wait * 250);
-    if (elapsedMs >= threshold) {
-      this.#fastEmpties = 0;
-      return;
-    }
-    if (++this.#fastEmpties < 2) return;
-    this.#wait = 0;
-    this.#emit("onPollMode", {
-      mode: "interval",
-      reason: `two empty polls answered in under ${threshold} ms: waitSeconds is ignored`,
-    });
   }
 
   /**
