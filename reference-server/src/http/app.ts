@@ -14,6 +14,7 @@ import { createKernel, type Kernel } from "../kernel.js";
 import type { Store } from "../store/contract.js";
 import { installJsonOnly } from "./content-type.js";
 import { installErrorHandling } from "./errors.js";
+import { installGracefulClose } from "./graceful-close.js";
 import { createLogger, type LoggerOptions } from "./logger.js";
 import { createMetrics } from "./metrics.js";
 import { adminRoutes } from "./routes/admin.js";
@@ -92,7 +93,7 @@ export async function buildApp(options: BuildAppOptions): Promise<KernelApp> {
       reply.elapsedTime / 1000,
     );
   });
-  app.addHook("preClose", async () => {
+  installGracefulClose(app, () => {
     closing = true;
     kernel.hub.close();
   });
