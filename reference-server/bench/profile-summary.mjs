@@ -56,4 +56,5 @@ const rows = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, Number(val
 process.stdout.write(
   `${total} busy samples (${idle} idle) in ${positionals.length} profile(s); self time, top ${rows.length}:\n`,
 );
-for (const [key, n] of rows) process.stdout.write(`${((100 * n) / total).toFixed(1).padStart(5)} %  ${key}\n`);
+for (const [key, n] of rows)
+  process.stdout.write(`${((100 * n) / total).toFixed(1).padStart(5)} %  ${key}\n`);
