@@ -71,11 +71,28 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
         }
     });
   };
+  // Auth listeners run synchronously at commit (not in a microtask like wake-ups): a request that starts
+  // after the revoking write has returned must already miss every cache.
+  const authListeners = new Set<() => void>();
+  let authPending = false;
+  const emitAuth = () => {
+    for (const l of authListeners) {
+      try {
+        l();
+      } catch {
+        // a listener's fault must not break the store
+      }
+    }
+  };
   const ctx: SqliteContext = {
     db,
     notify: (agentId) => {
       if (pending) pending.add(agentId);
       else emit([agentId]);
+    },
+    authChanged: () => {
+      if (pending) authPending = true;
+      else emitAuth();
     },
   };
   const sync: SyncOps = {
@@ -120,12 +137,14 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
         const result = await fn(txOps as unknown as StoreOps);
         db.exec("COMMIT");
         emit(pending);
+        if (authPending) emitAuth();
         return result;
       } catch (err) {
         if (db.inTransaction) db.exec("ROLLBACK");
         throw err;
       } finally {
         pending = null;
+        authPending = false;
         release();
       }
     },
@@ -133,6 +152,12 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+    onAuthChanged(listener) {
+      authListeners.add(listener);
+      return () => authListeners.delete(listener);
+    },
+    // One process per database file: every auth change passes through this store.
+    authCacheSafe: () => !closed,
     async ping() {
       if (closed) throw new Error("store closed");
       db.prepare("SELECT 1").get();
@@ -141,6 +166,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
       if (closed) return;
       closed = true;
       listeners.clear();
+      authListeners.clear();
       const release = await lock.acquire();
       try {
         db.close();
