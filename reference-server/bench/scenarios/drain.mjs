@@ -65,7 +65,7 @@ export async function drain({ sizes, log, newDb }, store, options = {}) {
       (measure < pending ? ` from a queue of ${pending} pending` : "") +
       (batchAck ? "; one batch ack per poll of 50" : "; one ack per event") +
       `${complete ? "" : ` (stopped at the ${sizes.drainTimeoutMs / 1000} s bound)`}; ` +
-      `${requests} requests; kernel used ${round(cpu * 100)} % of a core (generator ${round(generatorCpu * 100)} %), ` +
+      `${requests} requests; kernel used ${round(cpu * 100)} % of a core, ${round((cpu * seconds * 1e6) / Math.max(1, acked))} µs of CPU per event (generator ${round(generatorCpu * 100)} %), ` +
       `other processes${store === "postgres" ? " (PostgreSQL among them)" : ""} ${round(others * 100)} %; peak RSS ${round(peakRss, 1)} MiB; ` +
       `pre-load took ${round(preloadSeconds, 1)} s`;
     return { eventsPerSecond: acked / seconds, requestsPerSecond: requests / seconds, notes, complete };
