@@ -47,7 +47,7 @@ export function ackBatcher(
       for (const q of batch) runAlone(q);
       return;
     }
-    batch.forEach((q, i) => q.resolve(results[i] as AckResult));
+    for (const [i, q] of batch.entries()) q.resolve(results[i] as AckResult);
   };
 
   const flush = async () => {
