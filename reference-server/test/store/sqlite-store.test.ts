@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { openSqliteStore } from "../../src/store/sqlite/index.js";
 import { groupCommitSuite } from "./ack-batch-suite.js";
-import { anIdentity, aWorld, events, T0 } from "./contract-fixtures.js";
 import { runStoreContract } from "./contract-suite.js";
 
 runStoreContract(async () => openSqliteStore({ path: ":memory:" }), "sqlite");
