@@ -6,6 +6,7 @@ import type { AgentOpName } from "../contract.js";
 import { StoreConflictError } from "../contract.js";
 import type { AgentIdentityRecord, RegistryAgentRecord } from "../records.js";
 import { type Row, toInstallation, toRuntimeToken, toUser } from "./rows.js";
+import { statementCache } from "./statement-cache.js";
 import type { SqliteContext, SyncOps } from "./types.js";
 
 type AgentOps = Pick<SyncOps, AgentOpName>;
@@ -37,6 +38,7 @@ export function insertOrConflict(run: () => unknown, what: string): void {
 }
 
 export function agentOps({ db, authChanged }: SqliteContext): AgentOps {
+  const prepared = statementCache(db);
   const q = {
     putRegistry: db.prepare(
       `INSERT INTO registry_agents (name, manifest, published_by, created_at, updated_at)
@@ -138,7 +140,7 @@ export function agentOps({ db, authChanged }: SqliteContext): AgentOps {
       }
       if (activeOnly) where.push("status = 'active'");
       const sql = `SELECT * FROM installations ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY seq`;
-      return (db.prepare(sql).all(...args) as Row[]).map(toInstallation);
+      return (prepared(sql).all(...args) as Row[]).map(toInstallation);
     },
     markInstallationUninstalled: ({ id, now, by }) => changed(q.uninstall.run(now, by, id).changes) === 1,
     insertRuntimeToken: (t) => insertOrConflict(() => q.insertToken.run(t), "runtime token"),

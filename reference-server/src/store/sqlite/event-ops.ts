@@ -9,6 +9,7 @@ import type { ClaimResult, EventOpName, RenewResult, RequeueResult } from "../co
 import type { EventRecord, QueueStats } from "../records.js";
 import { insertOrConflict } from "./agent-ops.js";
 import { json, type Row, toEvent } from "./rows.js";
+import { statementCache } from "./statement-cache.js";
 import type { SqliteContext, SyncOps } from "./types.js";
 
 type EventOps = Pick<SyncOps, EventOpName>;
@@ -16,6 +17,7 @@ type EventOps = Pick<SyncOps, EventOpName>;
 const OPEN = "state IN ('pending', 'leased')";
 
 export function eventOps({ db, notify }: SqliteContext): EventOps {
+  const prepared = statementCache(db);
   const q = {
     insert: db.prepare(
       `INSERT INTO events (id, agent_id, pod_id, type, payload, state, attempts, created_at)
@@ -145,7 +147,7 @@ export function eventOps({ db, notify }: SqliteContext): EventOps {
         args.push(podId);
       }
       const sql = `SELECT * FROM events WHERE ${where.join(" AND ")} ORDER BY failed_at DESC, seq DESC LIMIT ?`;
-      return (db.prepare(sql).all(...args, limit) as Row[]).map(toEvent);
+      return (prepared(sql).all(...args, limit) as Row[]).map(toEvent);
     },
     requeueEvent: (input) => requeueTx(input),
     failOpenEvents: (input) => q.failOpen.run(input).changes,

@@ -111,6 +111,12 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     ...contentOps(ctx),
   };
   const lock = new TxLock();
+  // Prepared once: db.exec() parses its SQL on every call, which showed in the conversational profile.
+  const tx = {
+    begin: db.prepare("BEGIN IMMEDIATE"),
+    commit: db.prepare("COMMIT"),
+    rollback: db.prepare("ROLLBACK"),
+  };
 
   const txOps = {} as Record<string, AnyFn>;
   const storeOps = {} as Record<string, AnyFn>;
@@ -156,15 +162,15 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     async transaction(fn) {
       const release = await lock.acquire();
       pending = new Set();
-      db.exec("BEGIN IMMEDIATE");
+      tx.begin.run();
       try {
         const result = await fn(txOps as unknown as StoreOps);
-        db.exec("COMMIT");
+        tx.commit.run();
         emit(pending);
         if (authPending) emitAuth();
         return result;
       } catch (err) {
-        if (db.inTransaction) db.exec("ROLLBACK");
+        if (db.inTransaction) tx.rollback.run();
         throw err;
       } finally {
         pending = null;
