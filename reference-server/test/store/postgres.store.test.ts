@@ -8,7 +8,6 @@ import pg from "pg";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { openPostgresStore, type PostgresStore } from "../../src/store/postgres/index.js";
 import { loadMigrations } from "../../src/store/postgres/migrate.js";
-import { groupCommitSuite } from "./ack-batch-suite.js";
 import { aMessage, events, T0 } from "./contract-fixtures.js";
 
 const url = process.env.CAP_TEST_PG_URL;
@@ -275,20 +274,5 @@ describe.skipIf(!url)(`postgres store specifics${skipped}`, () => {
     const dead = new URL(url!);
     dead.port = "1";
     await expect(openPostgresStore({ url: dead.toString(), schema: "x" })).rejects.toThrow();
-  });
-});
-
-describe.skipIf(!url)(`postgres group commit${skipped}`, () => {
-  const schemas: string[] = [];
-  afterAll(async () => {
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
-    for (const s of schemas) await c.query(`DROP SCHEMA IF EXISTS "${s}" CASCADE`);
-    await c.end();
-  });
-  groupCommitSuite("postgres", async () => {
-    const schema = `cap_pgack_${randomBytes(5).toString("hex")}`;
-    schemas.push(schema);
-    return openPostgresStore({ url: url!, schema });
   });
 });

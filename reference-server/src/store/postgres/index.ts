@@ -10,7 +10,6 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import type { Store, StoreOps } from "../contract.js";
-import { ackBatcher } from "./ack-batch.js";
 import { AuthAnnouncer, listenerName } from "./auth-announce.js";
 import { type Db, type Row, runQuery } from "./db.js";
 import { NotificationListener } from "./listen.js";
@@ -165,13 +164,9 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   });
   const pingTimeoutMs = options.pingTimeoutMs ?? 5000;
 
-  const poolOps = buildOps(makeDb(pool, emit));
-  // Single acks outside a transaction are group-committed (ack-batch.ts).
-  poolOps.ackEvent = ackBatcher(makeDb(pool, emit), poolOps.ackEvent).ackEvent;
-
   const store: PostgresStore = {
     // Every data operation straight onto the pool: each statement is its own transaction.
-    ...poolOps,
+    ...buildOps(makeDb(pool, emit)),
     kind: "postgres",
     schema,
     listener,
