@@ -281,7 +281,8 @@ export interface Store extends StoreOps {
    * Subscribe to "a runtime token's authentication may have changed": called after the commit of any
    * token revocation, uninstall or user deletion — in this process at once, and (PostgreSQL) on every
    * other replica via the same LISTEN/NOTIFY channel as onEventsReady — and whenever the store may have
-   * missed such a change (its LISTEN connection dropped or came back). Lets a caller cache
+   * missed such a change (its LISTEN connection dropped or came back; on SQLite, another process wrote
+   * the file, which authCacheSafe checks before every cached use). Lets a caller cache
    * findRuntimeTokenByHash; a store without it is never cached. Returns an unsubscribe function.
    */
   onAuthChanged?(listener: () => void): () => void;

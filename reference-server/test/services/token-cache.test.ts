@@ -1,10 +1,14 @@
 /**
  * The runtime-token cache: repeated requests of one token cost no store read, and revocation, uninstall
  * and user deletion still take effect on the very next request — in one process (SQLite) and across two
- * PostgreSQL stores on one schema (two replicas in one process, invalidated through LISTEN/NOTIFY). While
+ * PostgreSQL stores on one schema (two replicas in one process, invalidated through LISTEN/NOTIFY), and
+ * on SQLite also when another process (an operator command) writes the file. While
  * a replica's LISTEN connection is down it does not cache at all.
  */
 import { randomBytes } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import pg from "pg";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { buildApp } from "../../src/http/app.js";
@@ -93,6 +97,25 @@ describe("the token cache on SQLite", () => {
     expect(lookups()).toBe(warm);
     expect((await w.adminApi("DELETE", `/users/${bob.user.id}`)).statusCode).toBe(200);
     expect((await info(w, token)).json().code).toBe("token_revoked");
+  });
+
+  it("refuses a cached token once another process revoked it in the same database file", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "cap-tcache-")), "k.db");
+    const c = counting(openSqliteStore({ path: file }));
+    lookups = c.lookups;
+    w = await makeWorld({ store: c.store });
+    await info(w, w.alpha.token);
+    const warm = lookups();
+    expect((await info(w, w.alpha.token)).statusCode).toBe(200);
+    expect(lookups()).toBe(warm);
+    // What `cap-kernel tokens revoke --db sqlite:FILE` does while the kernel serves that file.
+    const operator = openSqliteStore({ path: file });
+    try {
+      expect(await operator.revokeRuntimeToken(w.alpha.tokenId, Date.now())).toBe(true);
+    } finally {
+      await operator.close();
+    }
+    expect((await info(w, w.alpha.token)).json().code).toBe("token_revoked");
   });
 
   it("caches nothing for a store that cannot announce auth changes", async () => {

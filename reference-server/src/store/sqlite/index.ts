@@ -111,6 +111,8 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     ...contentOps(ctx),
   };
   const lock = new TxLock();
+  const dataVersion = db.prepare("PRAGMA data_version").pluck();
+  let seenVersion = dataVersion.get() as number;
   // Prepared once: db.exec() parses its SQL on every call, which showed in the conversational profile.
   const tx = {
     begin: db.prepare("BEGIN IMMEDIATE"),
@@ -186,8 +188,18 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
       authListeners.add(listener);
       return () => authListeners.delete(listener);
     },
-    // One process per database file: every auth change passes through this store.
-    authCacheSafe: () => !closed,
+    // Operator commands (`cap-kernel tokens revoke --db …`) may write the file from another process while
+    // this one serves: data_version moves only on other connections' commits, and costs no I/O to read,
+    // so any foreign write drops the token caches before they are trusted again.
+    authCacheSafe: () => {
+      if (closed) return false;
+      const v = dataVersion.get() as number;
+      if (v !== seenVersion) {
+        seenVersion = v;
+        emitAuth();
+      }
+      return true;
+    },
     async ping() {
       if (closed) throw new Error("store closed");
       db.prepare("SELECT 1").get();
