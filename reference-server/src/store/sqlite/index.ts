@@ -141,10 +141,12 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     };
   }
 
+  const inImmediate = <T>(fn: () => T): T => immediateTx(fn);
+  const immediateTx = db.transaction((fn: () => unknown) => fn()).immediate as <T>(fn: () => T) => T;
   // Single acks outside a transaction are group-committed (ack-batch.ts).
   const acks = ackBatcher(
     sync.ackEvent,
-    (fn) => db.transaction(fn).immediate(),
+    (fn) => inImmediate(fn),
     async (fn) => {
       if (lock.users === 0) return fn();
       const release = await lock.acquire();
@@ -189,8 +191,9 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
       return () => authListeners.delete(listener);
     },
     // Operator commands (`cap-kernel tokens revoke --db …`) may write the file from another process while
-    // this one serves: data_version moves only on other connections' commits, and costs no I/O to read,
-    // so any foreign write drops the token caches before they are trusted again.
+    // this one serves: data_version moves only on other connections' commits, so any foreign write drops
+    // the token caches before they are trusted again. Read on every use (a read transaction, ~5 µs; once
+    // per event-loop turn would leave a revocation committed during the turn unseen by later requests).
     authCacheSafe: () => {
       if (closed) return false;
       const v = dataVersion.get() as number;
