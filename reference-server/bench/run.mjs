@@ -32,6 +32,7 @@ import {
   drainFigures,
   footprintFigures,
   IDS,
+  idleFigures,
   redeliveryFigures,
   wakeFigures,
 } from "./figures.mjs";
@@ -43,6 +44,7 @@ import { measureBaseline } from "./scenarios/baseline.mjs";
 import { conversational } from "./scenarios/conversational.mjs";
 import { drain, SkipScenario } from "./scenarios/drain.mjs";
 import { footprint } from "./scenarios/footprint.mjs";
+import { idle } from "./scenarios/idle.mjs";
 import { redelivery } from "./scenarios/redelivery.mjs";
 import { wake } from "./scenarios/wake.mjs";
 import { SIZES } from "./sizes.mjs";
@@ -54,8 +56,7 @@ const repoRoot = join(here, "..", "..");
  * The run, in order. `scenario`: the name `--only` selects; `store`: sqlite or postgres (PostgreSQL steps
  * run only with `postgres` selected and a server found); `ratio`: the step's figures are ratios to the
  * baselines measured just before and after it. `run(ctx, step)` resolves the step's result rows.
- * A new scenario is one entry here plus its scenarios/NAME.mjs and its ids in figures.mjs
- * (the `idle` scenario of the long-poll work goes after the wake steps).
+ * A new scenario is one entry here plus its scenarios/NAME.mjs and its ids in figures.mjs.
  */
 const STEPS = [
   {
@@ -141,6 +142,18 @@ const STEPS = [
       ),
   },
   {
+    scenario: "idle",
+    store: "sqlite",
+    ids: IDS.idleSqlite,
+    run: async (ctx) => idleFigures("sqlite", await idle(ctx, "sqlite", ctx.idleProfile)),
+  },
+  {
+    scenario: "idle",
+    store: "postgres",
+    ids: IDS.idlePostgres,
+    run: async (ctx) => idleFigures("postgres", await idle(ctx, "postgres", ctx.idleProfile)),
+  },
+  {
     scenario: "redelivery",
     store: "sqlite",
     ids: IDS.redelivery,
@@ -162,6 +175,10 @@ const { values: args } = parseArgs({
     only: { type: "string" },
     out: { type: "string" },
     docs: { type: "boolean" },
+    /** Write `node --cpu-prof` profiles of the idle scenario's kernel processes into this folder. */
+    "cpu-prof-dir": { type: "string" },
+    /** Drivers of the idle scenario (default: 2,000 full, 50 quick), e.g. 10000 to check connection limits. */
+    "idle-drivers": { type: "string" },
   },
 });
 const picked = args.only ? args.only.split(",") : [...SCENARIOS, "postgres"];
@@ -176,7 +193,8 @@ const selected = STEPS.filter((s) =>
     ? s.store === "postgres"
     : picked.includes(s.scenario) && (s.store === "sqlite" || withPostgres),
 );
-const sizes = args.quick ? SIZES.quick : SIZES.full;
+const sizes = { ...(args.quick ? SIZES.quick : SIZES.full) };
+if (args["idle-drivers"]) sizes.idleDrivers = Number(args["idle-drivers"]);
 const fullRun = !args.quick && !args.only;
 const outFile =
   args.out ??
@@ -200,6 +218,7 @@ const ctx = {
   /** Drain rates measured so far, by store (the wake probe sizes its background load from them). */
   rates: {},
   pgSource: null,
+  idleProfile: args["cpu-prof-dir"] ? { cpuProfileDir: args["cpu-prof-dir"] } : {},
   /** A fresh, empty database for one scenario: `sqlite:FILE` in the temp dir, or a new PostgreSQL database. */
   async newDb(kind, name) {
     if (kind === "sqlite") return `sqlite:${join(tmp, `${++dbCount}-${name}.db`)}`;

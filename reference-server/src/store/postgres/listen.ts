@@ -2,7 +2,8 @@
  * The store's one dedicated LISTEN connection: receives "agent X may have ready events" from every
  * replica's NOTIFY and hands the agent id to the store's listeners. It reconnects on failure with capped
  * backoff; notifications sent while it is down are lost, which is acceptable because they are a latency
- * hint — long-polls keep their polling backstop. A periodic `SELECT 1` on the connection notices a peer
+ * hint: after a reconnect `onReconnect` tells the wake hub to re-check every waiting poll, and the hub's
+ * shared backstop covers anything else. A periodic `SELECT 1` on the connection notices a peer
  * that vanished without closing the socket (which would otherwise leave a deaf, "healthy" listener).
  *
  * The same channel carries the auth-change announcements of token caches (payloads starting with "!",
@@ -26,6 +27,11 @@ export interface ListenerOptions {
   /** Notifications may have been missed: the connection dropped, or listens again after a reconnect. */
   onReset?: () => void;
   onError?: (err: Error) => void;
+  /**
+   * Called each time the connection is LISTENing again after it was lost: NOTIFYs sent meanwhile went
+   * nowhere, so whoever waits for them must re-check (the wake hub sweeps every waiting poll).
+   */
+  onReconnect?: () => void;
   /** First reconnect delay; doubles up to maxBackoffMs. */
   minBackoffMs?: number;
   maxBackoffMs?: number;
@@ -39,6 +45,8 @@ export class NotificationListener {
   private timer: NodeJS.Timeout | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
   private backoff: number;
+  /** True once a connection was lost, so the next successful LISTEN is a reconnect. */
+  private lost = false;
   private readonly minBackoff: number;
   private readonly maxBackoff: number;
   /** Resolves once the first connection is listening (or fails, leaving reconnects scheduled). */
@@ -70,6 +78,7 @@ export class NotificationListener {
       client.end().catch(() => undefined);
       this.opts.onReset?.();
       if (!this.closed) {
+        this.lost = true;
         this.opts.onError?.(err);
         this.schedule();
       }
@@ -92,6 +101,10 @@ export class NotificationListener {
       this.opts.onReset?.();
       this.backoff = this.minBackoff;
       this.startHeartbeat(client, fail);
+      if (this.lost) {
+        this.lost = false;
+        this.opts.onReconnect?.();
+      }
     } catch (err) {
       fail(err as Error);
     }
