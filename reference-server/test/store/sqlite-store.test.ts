@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openSqliteStore } from "../../src/store/sqlite/index.js";
 import { groupCommitSuite } from "./ack-batch-suite.js";
@@ -26,6 +29,48 @@ describe("sqlite store specifics", () => {
     expect(plan).toContain("events_ready");
     expect(plan).not.toContain("TEMP B-TREE");
     await store.close();
+  });
+});
+
+describe("sqlite migration 004 (payloads apart from queue rows)", () => {
+  it("keeps the payload of every event written before it, and the queue serves them", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cap-mig004-"));
+    const path = join(dir, "k.db");
+    try {
+      // biome-ignore lint/suspicious/noExplicitAny: the driver, to build a database at schema 003
+      const Database = (await import("better-sqlite3")).default as any;
+      const old = new Database(path);
+      old.exec("CREATE TABLE schema_migrations (version TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)");
+      for (const v of ["001-initial", "002-release-poll-replay", "003-leased-index"]) {
+        old.exec(
+          readFileSync(new URL(`../../src/store/sqlite/migrations/${v}.sql`, import.meta.url), "utf8"),
+        );
+        old.prepare("INSERT INTO schema_migrations VALUES (?, 0)").run(v);
+      }
+      const insert = old.prepare(
+        "INSERT INTO events (id, agent_id, pod_id, type, payload, state, attempts, created_at) VALUES (?, 'agt_a', 'pod_a', 'message.posted', ?, ?, 0, 1)",
+      );
+      insert.run("evt_1", JSON.stringify({ n: 1, text: "first" }), "pending");
+      insert.run("evt_2", JSON.stringify({ n: 2 }), "acked");
+      old.close();
+
+      const store = openSqliteStore({ path });
+      try {
+        expect((await store.getEvent("evt_2"))?.payload).toEqual({ n: 2 });
+        const claimed = await store.claimEvents({
+          agentId: "agt_a",
+          limit: 10,
+          leaseMs: 1000,
+          maxAttempts: 3,
+          now: 10,
+        });
+        expect(claimed.events.map((e) => [e.id, e.payload])).toEqual([["evt_1", { n: 1, text: "first" }]]);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

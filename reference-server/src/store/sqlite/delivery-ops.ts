@@ -5,7 +5,7 @@
  * attempts`, so claim, retire and lease-expiry wake-ups need no change (see migrations/002).
  */
 import type { DeliveryOpName, ReleaseResult } from "../contract.js";
-import { json, type Row, toEvent } from "./rows.js";
+import { EVENT_COLUMNS, json, type Row, toEvent } from "./rows.js";
 import type { SqliteContext, SyncOps } from "./types.js";
 
 type DeliveryOps = Pick<SyncOps, DeliveryOpName>;
@@ -16,7 +16,7 @@ const HELD = `state = 'leased' AND lease_expires_at > @now
 
 export function deliveryOps({ db, notify }: SqliteContext): DeliveryOps {
   const q = {
-    get: db.prepare("SELECT * FROM events WHERE id = ?"),
+    get: db.prepare("SELECT agent_id FROM events WHERE id = ?"),
     release: db.prepare(
       `UPDATE events SET lease_expires_at = @availableAt, available_at = @availableAt,
          release_attempts = attempts, release_reason = @reason
@@ -35,10 +35,10 @@ export function deliveryOps({ db, notify }: SqliteContext): DeliveryOps {
     ),
     own: db.prepare("SELECT 1 FROM events WHERE id = ? AND agent_id = ?"),
     pollDeliveries: db.prepare(
-      `SELECT * FROM events INDEXED BY events_poll
+      `SELECT ${EVENT_COLUMNS} FROM events e INDEXED BY events_poll JOIN event_payloads p ON p.seq = e.seq
        WHERE agent_id = @agentId AND poll_id = @pollId AND state = 'leased' AND poll_id IS NOT NULL
          AND poll_attempts = attempts AND ${HELD}
-       ORDER BY seq`,
+       ORDER BY e.seq`,
     ),
     tag: db.prepare(
       "UPDATE events SET poll_id = @pollId, poll_attempts = attempts WHERE id = @id AND agent_id = @agentId",

@@ -8,7 +8,7 @@
 import type { ClaimResult, EventOpName, RenewResult, RequeueResult } from "../contract.js";
 import type { EventRecord, QueueStats } from "../records.js";
 import { insertOrConflict } from "./agent-ops.js";
-import { json, type Row, toEvent } from "./rows.js";
+import { EVENT_COLUMNS, EVENTS, json, type Row, toEvent } from "./rows.js";
 import { statementCache } from "./statement-cache.js";
 import type { SqliteContext, SyncOps } from "./types.js";
 
@@ -20,9 +20,17 @@ export function eventOps({ db, notify }: SqliteContext): EventOps {
   const prepared = statementCache(db);
   const q = {
     insert: db.prepare(
-      `INSERT INTO events (id, agent_id, pod_id, type, payload, state, attempts, created_at)
-       VALUES (@id, @agentId, @podId, @type, @payload, 'pending', 0, @createdAt)`,
+      `INSERT INTO events (id, agent_id, pod_id, type, state, attempts, created_at)
+       VALUES (@id, @agentId, @podId, @type, 'pending', 0, @createdAt)`,
     ),
+    insertPayload: db.prepare("INSERT INTO event_payloads (seq, payload) VALUES (?, ?)"),
+    // The claimed rows' payloads in seq order, in one statement.
+    payloads: db
+      .prepare(
+        "SELECT payload FROM event_payloads WHERE seq IN (SELECT value FROM json_each(?)) ORDER BY seq",
+      )
+      .pluck(),
+    payload: db.prepare("SELECT payload FROM event_payloads WHERE seq = ?").pluck(),
     // Retiring reads events_leased: only this agent's ended leases, never the pending backlog.
     retireAgent: db.prepare(
       `UPDATE events INDEXED BY events_leased
@@ -43,7 +51,7 @@ export function eventOps({ db, notify }: SqliteContext): EventOps {
          ORDER BY seq LIMIT @limit)
        RETURNING *`,
     ),
-    get: db.prepare("SELECT * FROM events WHERE id = ?"),
+    get: db.prepare(`SELECT ${EVENT_COLUMNS} FROM ${EVENTS} WHERE e.id = ?`),
     ack: db.prepare(
       `UPDATE events SET state = 'acked', acked_at = @now, result = @result
        WHERE id = @id AND agent_id = @agentId AND state != 'acked' RETURNING *`,
@@ -71,22 +79,32 @@ export function eventOps({ db, notify }: SqliteContext): EventOps {
       `UPDATE events SET state = 'failed', failed_at = @now, fail_reason = @reason
        WHERE agent_id = @agentId AND pod_id = @podId AND ${OPEN}`,
     ),
-    podEvents: db.prepare("SELECT * FROM events WHERE pod_id = ? ORDER BY seq DESC LIMIT ?"),
+    podEvents: db.prepare(
+      `SELECT ${EVENT_COLUMNS} FROM ${EVENTS} WHERE e.pod_id = ? ORDER BY e.seq DESC LIMIT ?`,
+    ),
     stats: db.prepare("SELECT state, COUNT(*) AS n FROM events GROUP BY state"),
+  };
+
+  const withPayloads = (rows: Row[]) => {
+    if (rows.length === 0) return;
+    const texts = q.payloads.all(JSON.stringify(rows.map((r) => r.seq))) as string[];
+    if (texts.length !== rows.length) throw new Error("event rows without payloads");
+    for (let i = 0; i < rows.length; i++) (rows[i] as Row).payload = texts[i];
   };
 
   const insertMany = db.transaction((rows: Parameters<SyncOps["enqueueEvents"]>[0]) => {
     for (const e of rows)
-      insertOrConflict(
-        () => q.insert.run({ ...e, payload: JSON.stringify(e.payload ?? {}) }),
-        `event ${e.id}`,
-      );
+      insertOrConflict(() => {
+        const { lastInsertRowid } = q.insert.run(e);
+        q.insertPayload.run(lastInsertRowid, JSON.stringify(e.payload ?? {}));
+      }, `event ${e.id}`);
   });
 
   const claimTx = db.transaction(({ agentId, limit, leaseMs, maxAttempts, now }): ClaimResult => {
     const newlyFailed = q.retireAgent.run({ agentId, now, maxAttempts }).changes;
     const rows = q.claim.all({ agentId, now, maxAttempts, limit, leaseUntil: now + leaseMs }) as Row[];
     rows.sort((a, b) => a.seq - b.seq);
+    withPayloads(rows);
     const events = rows.map(toEvent);
     const reclaimed = events.filter((e) => e.attempts > 1).length;
     return { events, expiredLeases: reclaimed + newlyFailed, newlyFailed };
@@ -100,7 +118,10 @@ export function eventOps({ db, notify }: SqliteContext): EventOps {
     result,
   }: Parameters<SyncOps["ackEvent"]>[0]): EventRecord | null => {
     const updated = q.ack.get({ id: eventId, agentId, now, result: json(result) }) as Row | undefined;
-    if (updated) return toEvent(updated);
+    if (updated) {
+      updated.payload = q.payload.get(updated.seq);
+      return toEvent(updated);
+    }
     const row = q.get.get(eventId) as Row | undefined;
     return row && row.agent_id === agentId ? toEvent(row) : null;
   };
@@ -150,17 +171,17 @@ export function eventOps({ db, notify }: SqliteContext): EventOps {
       return out;
     },
     listDeadLetters: ({ agentId, podId, limit }) => {
-      const where = ["state = 'failed'"];
+      const where = ["e.state = 'failed'"];
       const args: unknown[] = [];
       if (agentId !== undefined) {
-        where.push("agent_id = ?");
+        where.push("e.agent_id = ?");
         args.push(agentId);
       }
       if (podId !== undefined) {
-        where.push("pod_id = ?");
+        where.push("e.pod_id = ?");
         args.push(podId);
       }
-      const sql = `SELECT * FROM events WHERE ${where.join(" AND ")} ORDER BY failed_at DESC, seq DESC LIMIT ?`;
+      const sql = `SELECT ${EVENT_COLUMNS} FROM ${EVENTS} WHERE ${where.join(" AND ")} ORDER BY e.failed_at DESC, e.seq DESC LIMIT ?`;
       return (prepared(sql).all(...args, limit) as Row[]).map(toEvent);
     },
     requeueEvent: (input) => requeueTx(input),

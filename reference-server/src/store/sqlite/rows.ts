@@ -13,6 +13,13 @@ import type {
 // biome-ignore lint/suspicious/noExplicitAny: rows come untyped from better-sqlite3
 export type Row = Record<string, any>;
 
+/**
+ * An event row with its payload (stored apart in event_payloads, see migrations/004): `FROM ${EVENTS}`
+ * selecting `${EVENT_COLUMNS}`; the events table is aliased `e`.
+ */
+export const EVENTS = "events e JOIN event_payloads p ON p.seq = e.seq";
+export const EVENT_COLUMNS = "e.*, p.payload";
+
 export const json = (v: unknown): string | null => (v === undefined || v === null ? null : JSON.stringify(v));
 export const parse = (v: string | null): unknown => (v === null ? null : JSON.parse(v));
 
