@@ -8,13 +8,32 @@
 import type { ClaimResult, EventOpName, RenewResult, RequeueResult } from "../contract.js";
 import type { EventRecord, QueueStats } from "../records.js";
 import { insertOrConflict } from "./agent-ops.js";
-import { EVENT_COLUMNS, EVENTS, json, type Row, toEvent } from "./rows.js";
+import { EVENT_COLUMNS, EVENTS, json, parse, type Row, toEvent } from "./rows.js";
 import { statementCache } from "./statement-cache.js";
 import type { SqliteContext, SyncOps } from "./types.js";
 
 type EventOps = Pick<SyncOps, EventOpName>;
 
 const OPEN = "state IN ('pending', 'leased')";
+
+const CLAIMED = `seq, id, pod_id, type, attempts, attempt_base, created_at, acked_at, result, failed_at,
+  fail_reason, release_attempts, release_reason, available_at`;
+type ClaimedRow = [
+  number,
+  string,
+  string,
+  string,
+  number,
+  number,
+  number,
+  number | null,
+  string | null,
+  number | null,
+  string | null,
+  number | null,
+  string | null,
+  number | null,
+];
 
 export function eventOps({ db, notify }: SqliteContext): EventOps {
   const prepared = statementCache(db);
@@ -42,15 +61,19 @@ export function eventOps({ db, notify }: SqliteContext): EventOps {
       `UPDATE events SET state = 'failed', failed_at = lease_expires_at, fail_reason = 'max_attempts'
        WHERE state = 'leased' AND lease_expires_at <= @now AND attempts - attempt_base >= @maxAttempts`,
     ),
-    claim: db.prepare(
-      `UPDATE events SET state = 'leased', attempts = attempts + 1, lease_expires_at = @leaseUntil
+    // Rows as arrays of the columns a claim does not know already: building a 19-property object per row
+    // (RETURNING *) cost about 3 µs per event of a 50-event claim, more than the update.
+    claim: db
+      .prepare(
+        `UPDATE events SET state = 'leased', attempts = attempts + 1, lease_expires_at = @leaseUntil
        WHERE seq IN (
          SELECT seq FROM events INDEXED BY events_ready
          WHERE agent_id = @agentId AND ${OPEN} AND (state = 'pending' OR lease_expires_at <= @now)
            AND attempts - attempt_base < @maxAttempts
          ORDER BY seq LIMIT @limit)
-       RETURNING *`,
-    ),
+       RETURNING ${CLAIMED}`,
+      )
+      .raw(),
     get: db.prepare(`SELECT ${EVENT_COLUMNS} FROM ${EVENTS} WHERE e.id = ?`),
     ack: db.prepare(
       `UPDATE events SET state = 'acked', acked_at = @now, result = @result
@@ -85,11 +108,12 @@ export function eventOps({ db, notify }: SqliteContext): EventOps {
     stats: db.prepare("SELECT state, COUNT(*) AS n FROM events GROUP BY state"),
   };
 
-  const withPayloads = (rows: Row[]) => {
-    if (rows.length === 0) return;
-    const texts = q.payloads.all(JSON.stringify(rows.map((r) => r.seq))) as string[];
-    if (texts.length !== rows.length) throw new Error("event rows without payloads");
-    for (let i = 0; i < rows.length; i++) (rows[i] as Row).payload = texts[i];
+  /** The payload texts of these events (seq, ascending), in that order. */
+  const payloadsOf = (seqs: number[]): string[] => {
+    if (seqs.length === 0) return [];
+    const texts = q.payloads.all(JSON.stringify(seqs)) as string[];
+    if (texts.length !== seqs.length) throw new Error("event rows without payloads");
+    return texts;
   };
 
   const insertMany = db.transaction((rows: Parameters<SyncOps["enqueueEvents"]>[0]) => {
@@ -102,11 +126,33 @@ export function eventOps({ db, notify }: SqliteContext): EventOps {
 
   const claimTx = db.transaction(({ agentId, limit, leaseMs, maxAttempts, now }): ClaimResult => {
     const newlyFailed = q.retireAgent.run({ agentId, now, maxAttempts }).changes;
-    const rows = q.claim.all({ agentId, now, maxAttempts, limit, leaseUntil: now + leaseMs }) as Row[];
-    rows.sort((a, b) => a.seq - b.seq);
-    withPayloads(rows);
-    const events = rows.map(toEvent);
-    const reclaimed = events.filter((e) => e.attempts > 1).length;
+    const leaseUntil = now + leaseMs;
+    const rows = q.claim.all({ agentId, now, maxAttempts, limit, leaseUntil }) as ClaimedRow[];
+    rows.sort((a, b) => a[0] - b[0]);
+    const payloads = payloadsOf(rows.map((r) => r[0]));
+    let reclaimed = 0;
+    const events = rows.map((r, i): EventRecord => {
+      if (r[4] > 1) reclaimed++;
+      return {
+        id: r[1],
+        agentId,
+        podId: r[2],
+        type: r[3],
+        payload: JSON.parse(payloads[i] as string),
+        state: "leased",
+        attempts: r[4],
+        attemptBase: r[5],
+        createdAt: r[6],
+        leaseExpiresAt: leaseUntil,
+        ackedAt: r[7],
+        result: parse(r[8]),
+        failedAt: r[9],
+        failReason: r[10],
+        releasedAttempts: r[11],
+        releaseReason: r[12],
+        availableAt: r[13],
+      };
+    });
     return { events, expiredLeases: reclaimed + newlyFailed, newlyFailed };
   });
 
