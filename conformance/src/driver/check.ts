@@ -33,6 +33,8 @@ export interface DriverCheck {
   readonly needsProcess?: boolean;
   /** Revokes the agent's token: under `--wait` it runs after every other scenario. */
   readonly revokes?: boolean;
+  /** Its scenario hides optional features from /info (the run-wide feature judgements skip it). */
+  readonly hidesFeatures?: boolean;
   /** Judges the exchanges of every scenario; runs last and starts no driver. */
   readonly last?: boolean;
   run(ctx: DriverContext): Promise<void>;

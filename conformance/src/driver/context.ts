@@ -25,6 +25,8 @@ export interface DriverRunState {
   shared?: Agent;
   /** Every exchange of every scenario, labelled with the check id (the `requests` aggregate reads it). */
   byCheck: Map<string, WireExchange[]>;
+  /** Checks whose scenario hid `poll-replay` from /info. */
+  hidesReplay: Set<string>;
   /** How long a driver may take to make its first request. */
   startupMs: number;
   /** `--trace`: keep every exchange of each scenario in its result. */

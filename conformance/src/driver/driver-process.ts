@@ -88,20 +88,38 @@ export class DriverProcess {
     }
   }
 
+  /** Whether any process of the group it leads is still alive (the shell may be gone, its driver not). */
+  private groupAlive(): boolean {
+    const pid = this.child.pid;
+    if (pid === undefined) return false;
+    try {
+      process.kill(-pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** SIGTERM to the group; SIGKILL to whatever of it is still alive after `graceMs`. */
   async stop(graceMs: number): Promise<void> {
-    if (!this.running) return;
-    this.kill("SIGTERM");
-    const timer = setTimeout(() => this.kill("SIGKILL"), graceMs);
-    await this.exited;
-    clearTimeout(timer);
-    // A driver that left children behind in its group: end them too.
+    if (!this.running && !this.groupAlive()) return;
     const pid = this.child.pid;
     if (pid !== undefined)
       try {
+        process.kill(-pid, "SIGTERM");
+      } catch {
+        this.kill("SIGTERM");
+      }
+    const deadline = Date.now() + graceMs;
+    while ((this.running || this.groupAlive()) && Date.now() < deadline)
+      await new Promise((ok) => setTimeout(ok, 20));
+    if (pid !== undefined && this.groupAlive())
+      try {
         process.kill(-pid, "SIGKILL");
       } catch {
-        // the group is empty
+        // gone in between
       }
+    await this.exited;
   }
 
   /** How the process ended, for notes: "exit 1", "signal SIGKILL", or "running". */

@@ -122,6 +122,7 @@ export async function runDriverSuite({
       leaseMs: settings.leaseSeconds * 1000,
       timeScale: settings.timeScale,
       byCheck: new Map<string, WireExchange[]>(),
+      hidesReplay: new Set(checks.filter((c) => c.hidesFeatures).map((c) => c.id)),
       startupMs: Math.round(settings.startupSeconds * 1000),
       settingsTrace: settings.trace,
     };

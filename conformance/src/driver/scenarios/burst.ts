@@ -4,7 +4,7 @@
  * that message's pod; a driver whose replies quote nothing is held to at most one reply per event per pod.
  */
 import { defineDriverCheck } from "../check.js";
-import { expectValidOutcomes, withNonce } from "./support.js";
+import { expectValidOutcomes, polledEvents, withNonce } from "./support.js";
 
 const PER_POD = 50;
 
@@ -13,8 +13,8 @@ export const burstChecks = [
     id: "driver.burst.two-pods",
     family: "burst",
     title:
-      "100 events across two pods: each acked, each answered at most once, every reply in its event's pod",
-    verifies: ["CAP-DRV-1", "CAP-DRV-8", "CAP-DRV-9"],
+      "100 events across two pods: each acked, each answered at most once, every reply in its event's pod, no lease lapsing in the driver's hands",
+    verifies: ["CAP-DRV-1", "CAP-DRV-8", "CAP-DRV-9", "CAP-REL-12"],
     async run(ctx) {
       await ctx.begin({ pods: 2 });
       const pods = [ctx.pod(0), ctx.pod(1)];
@@ -51,6 +51,21 @@ export const burstChecks = [
       });
       for (const e of all.slice(0, 100)) expectValidOutcomes(ctx, "CAP-DRV-8", e.id);
 
+      // No fault in this scenario: a redelivery means a lease ran out while the driver held the event.
+      const lapsed = ctx.wire("poll").flatMap((x) =>
+        polledEvents(x)
+          .filter((e) => Number(e.attempts) > 1)
+          .map((e) => ({ x, e })),
+      );
+      ctx.expect("CAP-REL-12", lapsed.length === 0, {
+        message: `${lapsed.length} deliveries of the burst came back after their lease ran out in the driver's hands`,
+        expected: "every fetched event renewed, released or acked before its lease ends",
+        actual: lapsed
+          .slice(0, 5)
+          .map(({ e }) => `${String(e.id)} attempts ${String(e.attempts)}`)
+          .join(", "),
+        wire: [...new Set(lapsed.map(({ x }) => x))],
+      });
       const replies = await ctx.world.agentMessages(ctx.agent);
       let unattributed = new Map<string, number>();
       for (const s of sent) {

@@ -23,6 +23,7 @@ async function phase(ctx: DriverContext, podId: string, content: string) {
   judgeReplies(ctx, { eventId: event.id, podId, messageId }, postsOnWire(ctx, started), {
     pod: "CAP-DRV-9",
     ackAfterPost: "CAP-DRV-4",
+    batchAckAfterPost: "CAP-BATCH-5",
     idempotencyKey: "CAP-IDEM-5",
   });
   return { event, acked };
@@ -33,8 +34,8 @@ export const handlingChecks = [
     id: "driver.handling.message-and-mention",
     family: "handling",
     title:
-      "handles a human's message and an @mention, acks each with a CAP outcome, and replies (if at all) in the event's pod after which it acks",
-    verifies: ["CAP-DRV-8", "CAP-DRV-9", "CAP-DRV-4", "CAP-IDEM-5"],
+      "handles a human's message and an @mention, acks each (singly or in a batch) with a CAP outcome, and replies (if at all) in the event's pod after which it acks",
+    verifies: ["CAP-DRV-8", "CAP-DRV-9", "CAP-DRV-4", "CAP-IDEM-5", "CAP-BATCH-5"],
     async run(ctx) {
       await ctx.begin({ pods: 2 });
       // The second pod first: a driver that posts into CAP_POD_ID whatever the event says is caught here.

@@ -77,6 +77,7 @@ export const pollingChecks = [
       "with no optional feature in /info (and waitSeconds ignored) it renews, releases, batch-acks and replays polls never, and does not spin",
     verifies: ["CAP-DRV-16", "CAP-DRV-14"],
     restart: true,
+    hidesFeatures: true,
     async run(ctx) {
       let held = false;
       const hold = Math.round(2.5 * ctx.leaseMs);

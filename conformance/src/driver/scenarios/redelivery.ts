@@ -120,4 +120,42 @@ export const redeliveryChecks = [
           ctx.note(`ack of ${event.id} answered ${x.status}`);
     },
   }),
+  defineDriverCheck({
+    id: "driver.leases.stop-releases",
+    family: "leases",
+    title:
+      "stopped (SIGTERM) while its reply is held: the driver finishes and acks the event, or releases it, before it exits",
+    verifies: ["CAP-REL-11"],
+    needsProcess: true,
+    async run(ctx) {
+      const hold = Math.round(1.5 * ctx.leaseMs);
+      let held = false;
+      const script: ProxyScript = {
+        before(req) {
+          if (req.kind !== "post" || held) return undefined;
+          held = true;
+          return { kind: "delay", ms: hold };
+        },
+      };
+      await ctx.begin({ script });
+      const { event } = await ctx.say(ctx.pod(), `stop while you answer ${ctx.nonce()}`);
+      const busy = await ctx.waitFor(() => held, ctx.handleMs);
+      if (!busy) {
+        ctx.note("the driver posted no reply, so it was never stopped mid-handling");
+        return;
+      }
+      const stopped = Date.now();
+      await ctx.driver?.stop(ctx.ms(5000) + hold);
+      const state = await ctx.world.event(event.id);
+      const released = ctx
+        .wire("release")
+        .some((x) => x.eventId === event.id && x.status === 200 && x.at >= stopped);
+      ctx.expect("CAP-REL-11", state?.state === "acked" || released, {
+        message: `stopped while handling ${event.id}, the driver exited (${ctx.driver?.describeExit()}) leaving it to wait out its lease`,
+        expected: `POST /events/${event.id}/ack after the held reply, or POST /events/${event.id}/release, before exiting`,
+        actual: `event ${state?.state ?? "unknown"}, ${released ? "released" : "not released"}`,
+        wire: ctx.wire("poll", "post", "ack", "batch-ack", "release"),
+      });
+    },
+  }),
 ];

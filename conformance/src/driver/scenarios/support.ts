@@ -65,7 +65,7 @@ export function judgeReplies(
   ctx: DriverContext,
   target: ReplyTarget,
   posts: WireExchange[],
-  ids: { pod: string; ackAfterPost?: string; idempotencyKey?: string },
+  ids: { pod: string; ackAfterPost?: string; batchAckAfterPost?: string; idempotencyKey?: string },
 ): void {
   for (const p of posts) {
     ctx.expect(ids.pod, p.podId === target.podId, {
@@ -93,9 +93,10 @@ export function judgeReplies(
   const acks = acksOf(ctx, target.eventId).filter(ok);
   const firstAck = acks[0];
   const effective = posts.filter(ok);
-  if (ids.ackAfterPost && firstAck && effective.length > 0) {
+  const id = firstAck?.kind === "batch-ack" ? (ids.batchAckAfterPost ?? ids.ackAfterPost) : ids.ackAfterPost;
+  if (id && firstAck && effective.length > 0) {
     const lastPost = effective[effective.length - 1] as WireExchange;
-    ctx.expect(ids.ackAfterPost, firstAck.at >= lastPost.endAt, {
+    ctx.expect(id, firstAck.at >= lastPost.endAt, {
       message: `the driver acked event ${target.eventId} before its reply had been posted`,
       expected: "the ack sent after the post was answered",
       actual: `ack sent ${lastPost.endAt - firstAck.at} ms before the post's answer`,
