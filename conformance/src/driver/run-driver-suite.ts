@@ -56,9 +56,11 @@ async function execute(check: DriverCheck, run: DriverRunState, manifest: Manife
   const t0 = performance.now();
   let status: CheckResult["status"] | undefined;
   let reason: string | undefined;
+  let stoppedEarly = false;
   try {
     await check.run(ctx);
   } catch (e) {
+    if (e instanceof CheckFailed) stoppedEarly = true;
     if (e instanceof CheckSkipped) {
       status = "skipped";
       reason = e.message;
@@ -86,6 +88,7 @@ async function execute(check: DriverCheck, run: DriverRunState, manifest: Manife
     notes: ctx.notes,
   };
   if (reason !== undefined) result.reason = reason;
+  if (stoppedEarly) result.stoppedEarly = true;
   if (run.settingsTrace) result.exchanges = ctx.wire();
   return result;
 }

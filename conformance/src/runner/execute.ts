@@ -61,9 +61,11 @@ export async function executeCheck(check: Check, run: RunState, manifest: Manife
   const t0 = performance.now();
   let reason: string | undefined;
   let status: CheckStatus | undefined;
+  let stoppedEarly = false;
   try {
     await check.run(ctx);
   } catch (e) {
+    if (e instanceof CheckFailed) stoppedEarly = true;
     if (e instanceof CheckSkipped) {
       status = "skipped";
       reason = e.message;
@@ -86,6 +88,7 @@ export async function executeCheck(check: Check, run: RunState, manifest: Manife
     notes: ctx.notes,
   };
   if (reason !== undefined) result.reason = reason;
+  if (stoppedEarly) result.stoppedEarly = true;
   if (run.settings.trace) result.exchanges = ctx.exchanges;
   return result;
 }

@@ -42,6 +42,8 @@ export interface CheckResult {
   reason?: string;
   failures: FailureReport[];
   notes: string[];
+  /** An assertion stopped the check: requirements it had not judged yet are not verified by it. */
+  stoppedEarly?: boolean;
   /** Every exchange of the check; only with `--trace`. */
   exchanges?: Exchange[];
 }
