@@ -19,8 +19,10 @@ const cli = (adapter: string) => {
   return `COMMONLY_HOME=${home} ${cmd}${nodeBin} ${join(root, "cli", "dist", "bin.js")} agent run conformance-${adapter}`;
 };
 
-// The runDriver of this branch sends no pollId yet (CAP-REPLAY-7); the SDK's queue-verbs work adds it.
-const sdk = ["CAP-REPLAY-7"];
+// The runDriver of this branch sends no pollId (CAP-REPLAY-7) and renews only the running event, so with a
+// one-second lease the rest of a batch of slow turns (the cmd adapter spawns a process each) can lapse
+// (CAP-REL-12); the SDK's queue-verbs work (pollId, renewing every held event) lifts both.
+const sdk = ["CAP-REL-12", "CAP-REPLAY-7"];
 // A serial stdlib or shell driver renews nothing (CAP-DRV-5), releases nothing when stopped (CAP-REL-11)
 // and sends no pollId (CAP-REPLAY-7).
 const plain = ["CAP-REL-11", "CAP-REPLAY-7", "CAP-DRV-5"];
