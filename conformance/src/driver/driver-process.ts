@@ -5,6 +5,7 @@
  * started — SIGTERM, then SIGKILL after a grace period — and nothing else.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 
 const KEEP = 64 * 1024;
 
@@ -88,15 +89,36 @@ export class DriverProcess {
     }
   }
 
-  /** Whether any process of the group it leads is still alive (the shell may be gone, its driver not). */
+  /**
+   * Whether any process of the group it leads is still running (the shell may be gone, its driver not).
+   * On Linux a zombie does not count: an orphan's zombie waits for PID 1 to reap it, which in a container
+   * can take a second, and it runs nothing.
+   */
   private groupAlive(): boolean {
     const pid = this.child.pid;
     if (pid === undefined) return false;
     try {
       process.kill(-pid, 0);
-      return true;
     } catch {
       return false;
+    }
+    if (process.platform !== "linux") return true;
+    try {
+      for (const entry of readdirSync("/proc")) {
+        if (!/^\d+$/.test(entry)) continue;
+        let stat: string;
+        try {
+          stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+        } catch {
+          continue; // gone since the listing
+        }
+        // Fields after "(comm)": state, ppid, pgrp, …
+        const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        if (Number(pgrp) === pid && state !== "Z") return true;
+      }
+      return false;
+    } catch {
+      return true;
     }
   }
 
