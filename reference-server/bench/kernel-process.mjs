@@ -46,13 +46,17 @@ export function kernelMissing() {
 
 /**
  * `cap-kernel serve --db DB` on a free port, ready when /healthz answers 200.
- * `options`: leaseSeconds, maxAttempts, name (for error reports).
+ * `options`: leaseSeconds, maxAttempts, name (for error reports), nodeArgs (e.g. `--cpu-prof`).
  */
-export async function startKernel(db, { leaseSeconds, maxAttempts, name = "cap-kernel" } = {}) {
+export async function startKernel(
+  db,
+  { leaseSeconds, maxAttempts, name = "cap-kernel", nodeArgs = [] } = {},
+) {
   const missing = kernelMissing();
   if (missing) throw new Error(missing);
   const port = await freePort();
   const args = [
+    ...nodeArgs,
     kernelBin,
     "serve",
     "--host",
@@ -66,7 +70,11 @@ export async function startKernel(db, { leaseSeconds, maxAttempts, name = "cap-k
   ];
   if (leaseSeconds !== undefined) args.push("--lease-seconds", String(leaseSeconds));
   if (maxAttempts !== undefined) args.push("--max-attempts", String(maxAttempts));
-  const handle = startChild(name, process.execPath, args, { cwd: kernelRoot });
+  // CAP_BENCH_CPU_PROF=DIR: each kernel writes a V8 CPU profile into DIR when it exits (summarise with
+  // `node bench/profile-summary.mjs DIR/*.cpuprofile`).
+  const profDir = process.env.CAP_BENCH_CPU_PROF;
+  const profArgs = profDir ? ["--cpu-prof", "--cpu-prof-dir", profDir] : [];
+  const handle = startChild(name, process.execPath, [...profArgs, ...args], { cwd: kernelRoot });
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitUntil(`${name} /healthz`, () => healthy(baseUrl, "/healthz"), { handle });
   return { handle, baseUrl, port };

@@ -197,6 +197,16 @@ export interface StoreOps {
   failExhausted(input: { now: number; maxAttempts: number; agentId?: string }): Promise<number>;
   /** Earliest lease expiry after `now` among this agent's leased events with budget left. */
   nextLeaseExpiry(input: { agentId: string; now: number; maxAttempts: number }): Promise<number | null>;
+  /**
+   * For each of `agentIds` that has an event ready now or later — pending (ready now), or leased with budget
+   * left (ready at its lease expiry) — the earliest such instant; `at <= now` means ready now. Agents with
+   * nothing open are absent. One query for many agents: the long-poll backstop.
+   */
+  readyInstants(input: {
+    agentIds: string[];
+    now: number;
+    maxAttempts: number;
+  }): Promise<{ agentId: string; at: number }[]>;
   /** Failed events, newest failure first. */
   listDeadLetters(filter: { agentId?: string; podId?: string; limit: number }): Promise<EventRecord[]>;
   /**
@@ -258,6 +268,12 @@ export interface StoreOps {
 
 export type StoreKind = "sqlite" | "postgres";
 
+/**
+ * The longest a cached token look-up may be served (services/token-cache.ts). A store whose
+ * announcements of auth changes may not reach every replica waits this long before a revocation resolves.
+ */
+export const AUTH_CACHE_MAX_AGE_MS = 5000;
+
 export interface Store extends StoreOps {
   readonly kind: StoreKind;
   /**
@@ -271,6 +287,23 @@ export interface Store extends StoreOps {
    * listeners re-check with claimEvents. Returns an unsubscribe function.
    */
   onEventsReady(listener: (agentId: string) => void): () => void;
+  /**
+   * Subscribe to "wake-ups may have been lost" (PostgreSQL: the LISTEN connection was re-established after
+   * a gap, during which other replicas' NOTIFYs went nowhere). Listeners re-check every waiting poll.
+   * SQLite never calls it: every wake-up is in-process. Returns an unsubscribe function.
+   */
+  onWakeupsMissed(listener: () => void): () => void;
+  /**
+   * Subscribe to "a runtime token's authentication may have changed": called after the commit of any
+   * token revocation, uninstall or user deletion — in this process at once, and (PostgreSQL) on every
+   * other replica via the same LISTEN/NOTIFY channel as onEventsReady — and whenever the store may have
+   * missed such a change (its LISTEN connection dropped or came back; on SQLite, another process wrote
+   * the file, which authCacheSafe checks before every cached use). Lets a caller cache
+   * findRuntimeTokenByHash; a store without it is never cached. Returns an unsubscribe function.
+   */
+  onAuthChanged?(listener: () => void): () => void;
+  /** False while the store cannot promise onAuthChanged from every replica (LISTEN down): do not cache. */
+  authCacheSafe?(): boolean;
   /** Throws when the store cannot answer a trivial query (used by /readyz). */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -282,6 +315,18 @@ export interface Store extends StoreOps {
  */
 export class StoreConflictError extends Error {
   override readonly name = "StoreConflictError";
+}
+
+/**
+ * Thrown by a store when it cannot reach its database (connection refused or lost, server restarting,
+ * lock or I/O failure) — a condition that passes, as opposed to a fault. The HTTP layer answers it with
+ * 503 store_unavailable and Retry-After. The operation applied wholly or not at all.
+ */
+export class StoreUnavailableError extends Error {
+  override readonly name = "StoreUnavailableError";
+  constructor(cause: unknown) {
+    super(`store unavailable: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+  }
 }
 
 /** The operations grouped by protocol noun; both implementations split their modules along these lines. */
@@ -348,6 +393,7 @@ export type EventOpName =
   | "renewLease"
   | "failExhausted"
   | "nextLeaseExpiry"
+  | "readyInstants"
   | "listDeadLetters"
   | "requeueEvent"
   | "failOpenEvents"

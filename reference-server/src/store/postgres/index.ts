@@ -10,7 +10,8 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import type { Store, StoreOps } from "../contract.js";
-import { type Db, type Row, runQuery } from "./db.js";
+import { AuthAnnouncer, listenerName } from "./auth-announce.js";
+import { type Db, type Row, runQuery, storeError } from "./db.js";
 import { NotificationListener } from "./listen.js";
 import { migrate, quoteIdent } from "./migrate.js";
 import { agentOps } from "./ops-agents.js";
@@ -91,6 +92,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   /** Prefix of our own NOTIFY payloads: the LISTEN side skips them (local listeners were woken directly). */
   const origin = `${randomBytes(6).toString("hex")}|`;
   const listeners = new Set<(agentId: string) => void>();
+  const missedListeners = new Set<() => void>();
   const emit = (agentIds: Iterable<string>) => {
     for (const id of new Set(agentIds)) {
       for (const l of listeners) {
@@ -102,15 +104,47 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       }
     }
   };
-  const makeDb = (runner: pg.Pool | pg.PoolClient, wake: Db["wake"], live = () => true): Db => ({
-    channel,
-    origin,
-    wake,
-    query: <R extends Row>(text: string, values?: unknown[], name?: string) =>
+  // Auth listeners run synchronously once the revoking write has committed (token caches must drop it
+  // before the revoking request answers); other replicas hear it through the NOTIFY below.
+  const authListeners = new Set<() => void>();
+  const emitAuth = () => {
+    for (const l of authListeners) {
+      try {
+        l();
+      } catch {
+        // a listener's failure is its own
+      }
+    }
+  };
+  // `announcer` is set right after the pool exists (below); makeDb only reads it when an op runs.
+  let announcer!: AuthAnnouncer;
+  /** Outside a transaction: the NOTIFY has committed; drop local caches, then wait for the replicas. */
+  const settleNow = async (nonce: string) => {
+    emitAuth();
+    await announcer.settled(nonce);
+  };
+  const makeDb = (
+    runner: pg.Pool | pg.PoolClient,
+    wake: Db["wake"],
+    live = () => true,
+    onAuth: (nonce: string) => Promise<void> = settleNow,
+  ): Db => {
+    const query = <R extends Row>(text: string, values?: unknown[], name?: string) =>
       live()
         ? runQuery<R>(runner, text, values, name)
-        : Promise.reject(new Error("transaction already finished: use the store, not tx")),
-  });
+        : Promise.reject(new Error("transaction already finished: use the store, not tx"));
+    return {
+      channel,
+      origin,
+      wake,
+      query,
+      async authChanged() {
+        const { nonce, payload } = announcer.next();
+        await query("SELECT pg_notify($1, $2)", [channel, payload], "cap_notify_auth");
+        await onAuth(nonce);
+      },
+    };
+  };
 
   const pool = new pg.Pool({
     ...config,
@@ -118,11 +152,24 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
   });
   pool.on("error", (err) => options.onError?.(err));
+  announcer = new AuthAnnouncer(pool, channel, schema, origin, emitAuth);
   const listener = new NotificationListener({
-    config,
+    // Named so that a revoking replica can list the replicas it must hear an ack from.
+    config: { ...config, application_name: listenerName(schema, origin) },
     channel,
     origin,
     onAgent: (id) => emit([id]),
+    onControl: (message, from) => announcer.onControl(message, from),
+    onReset: emitAuth,
+    onReconnect: () => {
+      for (const l of missedListeners) {
+        try {
+          l();
+        } catch {
+          // a listener's failure is its own
+        }
+      }
+    },
     ...(options.onError ? { onError: options.onError } : {}),
   });
   const pingTimeoutMs = options.pingTimeoutMs ?? 5000;
@@ -135,20 +182,36 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     listener,
 
     async transaction<T>(fn: (tx: StoreOps) => Promise<T>): Promise<T> {
-      const client = await pool.connect();
+      let client: pg.PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (err) {
+        throw storeError(err);
+      }
       const woken: string[] = [];
+      const announced: string[] = [];
+      let released = false;
       let open = true;
       let broken: Error | undefined;
+      // A checked-out client has no error listener of the pool's: without this one, the server going away
+      // between two statements of the transaction would be an unhandled 'error' event (a crash).
+      const onClientError = (err: Error) => {
+        broken = err;
+      };
+      client.on("error", onClientError);
       try {
         await client.query("BEGIN").catch((err: Error) => {
           broken = err;
-          throw err;
+          throw storeError(err);
         });
         const tx = buildOps(
           makeDb(
             client,
             (ids) => woken.push(...ids),
             () => open,
+            async (nonce) => {
+              announced.push(nonce);
+            },
           ),
         );
         let result: T;
@@ -159,7 +222,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
           await client.query("ROLLBACK").catch((e: Error) => {
             broken = e;
           });
-          throw err;
+          // A statement that failed because the connection broke aborts the transaction: nothing applied.
+          throw storeError(err);
         }
         open = false;
         let tag: string;
@@ -167,17 +231,28 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
           tag = (await client.query("COMMIT")).command;
         } catch (err) {
           broken = err as Error;
-          throw err;
+          // Outcome unknown to us only if the connection broke after COMMIT reached the server; either way
+          // the transaction applied wholly or not at all.
+          throw storeError(err);
         }
         // PostgreSQL answers COMMIT of a transaction that an error aborted (fn caught a failed statement and
         // resolved anyway) with a ROLLBACK: nothing was written, so the caller must not believe otherwise.
         if (tag === "ROLLBACK") throw new Error("transaction rolled back: a statement inside it failed");
         emit(woken);
+        if (announced.length > 0) {
+          emitAuth();
+          // The connection is not needed while the other replicas drop their caches.
+          released = true;
+          client.off("error", onClientError);
+          client.release();
+          await Promise.all(announced.map((n) => announcer.settled(n)));
+        }
         return result;
       } finally {
         open = false;
+        client.off("error", onClientError);
         // A client whose ROLLBACK/COMMIT failed may be mid-transaction: destroy it rather than reuse it.
-        client.release(broken);
+        if (!released) client.release(broken);
       }
     },
 
@@ -185,6 +260,23 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       listeners.add(l);
       return () => {
         listeners.delete(l);
+      };
+    },
+
+    onAuthChanged(l) {
+      authListeners.add(l);
+      return () => {
+        authListeners.delete(l);
+      };
+    },
+
+    // While LISTEN is down, other replicas' revocations would go unheard: no caching then.
+    authCacheSafe: () => listener.backendPid !== null,
+
+    onWakeupsMissed(l) {
+      missedListeners.add(l);
+      return () => {
+        missedListeners.delete(l);
       };
     },
 
@@ -202,6 +294,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 
     async close() {
       listeners.clear();
+      authListeners.clear();
+      missedListeners.clear();
       await listener.close();
       await pool.end();
     },

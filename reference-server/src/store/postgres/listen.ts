@@ -2,8 +2,12 @@
  * The store's one dedicated LISTEN connection: receives "agent X may have ready events" from every
  * replica's NOTIFY and hands the agent id to the store's listeners. It reconnects on failure with capped
  * backoff; notifications sent while it is down are lost, which is acceptable because they are a latency
- * hint — long-polls keep their polling backstop. A periodic `SELECT 1` on the connection notices a peer
+ * hint: after a reconnect `onReconnect` tells the wake hub to re-check every waiting poll, and the hub's
+ * shared backstop covers anything else. A periodic `SELECT 1` on the connection notices a peer
  * that vanished without closing the socket (which would otherwise leave a deaf, "healthy" listener).
+ *
+ * The same channel carries the auth-change announcements of token caches (payloads starting with "!",
+ * auth-announce.ts); a reconnect reports onReset, since whatever was sent meanwhile is lost.
  *
  * Must never: throw into the process (an error on this connection only schedules a reconnect), or deliver
  * our own notifications (the store already woke local listeners after the commit; `origin` tells them apart).
@@ -18,7 +22,16 @@ export interface ListenerOptions {
   /** Payload prefix of this store's own notifications (skipped). */
   origin: string;
   onAgent: (agentId: string) => void;
+  /** A payload starting with "!" from another replica (auth announcements, auth-announce.ts), and its sender's origin. */
+  onControl?: (message: string, from: string) => void;
+  /** Notifications may have been missed: the connection dropped, or listens again after a reconnect. */
+  onReset?: () => void;
   onError?: (err: Error) => void;
+  /**
+   * Called each time the connection is LISTENing again after it was lost: NOTIFYs sent meanwhile went
+   * nowhere, so whoever waits for them must re-check (the wake hub sweeps every waiting poll).
+   */
+  onReconnect?: () => void;
   /** First reconnect delay; doubles up to maxBackoffMs. */
   minBackoffMs?: number;
   maxBackoffMs?: number;
@@ -32,6 +45,8 @@ export class NotificationListener {
   private timer: NodeJS.Timeout | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
   private backoff: number;
+  /** True once a connection was lost, so the next successful LISTEN is a reconnect. */
+  private lost = false;
   private readonly minBackoff: number;
   private readonly maxBackoff: number;
   /** Resolves once the first connection is listening (or fails, leaving reconnects scheduled). */
@@ -61,7 +76,9 @@ export class NotificationListener {
       }
       client.removeAllListeners("notification");
       client.end().catch(() => undefined);
+      this.opts.onReset?.();
       if (!this.closed) {
+        this.lost = true;
         this.opts.onError?.(err);
         this.schedule();
       }
@@ -80,8 +97,14 @@ export class NotificationListener {
       }
       this.client = client;
       this.backendPid = pid;
+      // Whatever was announced while we were not listening is lost: caches start over.
+      this.opts.onReset?.();
       this.backoff = this.minBackoff;
       this.startHeartbeat(client, fail);
+      if (this.lost) {
+        this.lost = false;
+        this.opts.onReconnect?.();
+      }
     } catch (err) {
       fail(err as Error);
     }
@@ -126,7 +149,10 @@ export class NotificationListener {
     if (!payload) return;
     const sep = payload.indexOf("|");
     if (sep < 0 || payload.slice(0, sep + 1) === this.opts.origin) return;
-    this.opts.onAgent(decodeText(payload.slice(sep + 1)));
+    const rest = payload.slice(sep + 1);
+    // Agent ids never start with "!": such payloads are control messages, not wake-ups.
+    if (rest.startsWith("!")) this.opts.onControl?.(rest, payload.slice(0, sep + 1));
+    else this.opts.onAgent(decodeText(rest));
   }
 
   async close(): Promise<void> {
