@@ -52,9 +52,9 @@ FAILURE_CLASSES = ("quota", "configuration", "rate_limit", "runtime")
 
 
 def classify_failure(error: object) -> str:
-    """The class of a handler's failure: its `kind` or `failure_class` attribute when it has one, a CAP
-    status (429, 401/403) when it has a `status`, else what its message says; `runtime` by default."""
-    for attr in ("kind", "failure_class", "class_"):
+    """The class of a handler's failure: its `kind`, `class` or `failure_class` attribute when it has one, a CAP
+    status (429, 401/403) when it has a `status` (a `CapHttpError` does), else what its message says; `runtime` by default."""
+    for attr in ("kind", "class", "failure_class"):
         value = getattr(error, attr, None)
         if isinstance(value, str) and value.lower() in _KIND_ALIASES:
             return _KIND_ALIASES[value.lower()]

@@ -20,6 +20,7 @@ class _Result(unittest.TextTestResult):
         super().__init__(*args, **kwargs)
         self.records = []
         self._started = 0.0
+        self._with_subtests = set()
 
     def startTest(self, test):  # noqa: N802, ANN001
         self._started = time.monotonic()
@@ -38,7 +39,13 @@ class _Result(unittest.TextTestResult):
 
     def addSuccess(self, test):  # noqa: N802, ANN001
         super().addSuccess(test)
-        self._record(test, "passed")
+        if test.id() not in self._with_subtests:  # a table test counts its rows, not itself
+            self._record(test, "passed")
+
+    def addSubTest(self, test, subtest, err):  # noqa: N802, ANN001
+        super().addSubTest(test, subtest, err)
+        self._with_subtests.add(test.id())
+        self._record(subtest, "passed" if err is None else "failed", None if err is None else self._exc_info_to_string(err, test))
 
     def addFailure(self, test, err):  # noqa: N802, ANN001
         super().addFailure(test, err)
@@ -75,8 +82,10 @@ def main() -> int:
     started = time.time()
     result = runner.run(suite)
     records = result.records
-    if len(records) != result.testsRun:  # e.g. a module that failed to import counts as one failure
-        records += [{"fullName": "(load error)", "status": "failed", "failureMessages": []}] * (result.testsRun - len(records))
+    # Every test ran must have a record (a module that failed to import is one failed test).
+    recorded = {r["fullName"].split(" ", 1)[0] for r in records}
+    missing = result.testsRun - len(recorded)
+    records += [{"fullName": "(unrecorded)", "status": "failed", "failureMessages": []}] * max(0, missing)
     counts = {s: sum(1 for r in records if r["status"] == s) for s in ("passed", "failed", "pending")}
     report = {
         "numTotalTests": len(records),
