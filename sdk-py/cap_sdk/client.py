@@ -54,6 +54,7 @@ class CapClient:
     poll adds its `wait_seconds`); `retry` a `RetryPolicy`, or False for none; `user_agent` is
     appended to the SDK's `User-Agent`. Every method also takes `cancel` (a `StopSignal` that
     interrupts the call: `CapSdkError` `aborted`), `timeout` and `retries` for that call only.
+    `sleep(seconds, cancel)` and `random()` (jitter in [0, 1)) are injectable for tests.
     """
 
     def __init__(
@@ -65,7 +66,7 @@ class CapClient:
         retry: Union[RetryPolicy, bool, None] = None,
         user_agent: Optional[str] = None,
         sleep: Optional[Callable[[float, Optional[StopSignal]], None]] = None,
-        random: Callable[[], float] = _random.random,
+        random: Optional[Callable[[], float]] = None,
     ) -> None:
         if not base_url:
             raise ValueError("CapClient: base_url is required")
@@ -83,7 +84,7 @@ class CapClient:
         self._policy = RetryPolicy(retries=0) if retry is False else (retry if isinstance(retry, RetryPolicy) else RetryPolicy())
         self._user_agent = USER_AGENT + (f" {user_agent}" if user_agent else "")
         self._sleep = sleep
-        self._random = random
+        self._random = random or _random.random
 
     def __repr__(self) -> str:
         return f"CapClient({self.base_url!r}, token=<{self.fingerprint}>)"

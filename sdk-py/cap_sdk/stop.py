@@ -20,6 +20,7 @@ class StopSignal(threading.Event):
         self.reason: Optional[BaseException] = None
 
     def set(self, reason: Optional[BaseException] = None) -> None:  # type: ignore[override]
+        """Set the signal (once; later calls do nothing), keep `reason`, wake waiters, run the callbacks."""
         with self._guard:
             if self.is_set():
                 return
