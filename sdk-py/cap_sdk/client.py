@@ -20,6 +20,8 @@ from . import _lenient as read
 from ._fingerprint import fnv1a
 from ._generated.models import (
     AckResult,
+    BatchAckItem,
+    BatchAckResponse,
     DecisionRequest,
     DecisionResponse,
     EventList,
@@ -28,6 +30,7 @@ from ._generated.models import (
     PodMessageList,
     PutMemoryRequest,
     PutMemoryResponse,
+    ReleaseResponse,
     RenewResponse,
     SyncMemoryRequest,
     SyncMemoryResponse,
@@ -38,9 +41,6 @@ from .stop import StopSignal
 
 BASE = "/api/agents/runtime"
 USER_AGENT = f"commonly-cap-python/{__version__} (cap_sdk; python {platform.python_version()})"
-
-AckItem = Dict[str, Any]
-
 
 def _key() -> str:
     return str(uuid.uuid4())
@@ -114,13 +114,13 @@ class CapClient:
         self._call("POST /events/{id}/ack", "POST", f"/events/{_seg(event_id)}/ack", body=body, idempotent=True, **call)
         return read.read_ack(None)
 
-    def ack_many(self, acks: Sequence[AckItem], **call: Any) -> Dict[str, Any]:
+    def ack_many(self, acks: Sequence[BatchAckItem], **call: Any) -> BatchAckResponse:
         """`POST /events/ack` (feature `batch-ack`): settle 1–100 acks in one request, each as a single
         ack would; answers `{results: [{id, ok, code?}]}` in request order. Idempotent (retried)."""
         items = [{"id": a["id"], **({"result": a["result"]} if a.get("result") else {})} for a in acks]
         op = "POST /events/ack"
         answer = self._call(op, "POST", "/events/ack", body={"acks": items}, idempotent=True, **call)
-        return read.read_ack_many(op, answer.data, [a["id"] for a in items])
+        return read.read_ack_many(op, answer.data, [a["id"] for a in items])  # type: ignore[return-value]
 
     def renew(self, event_id: str, attempts: int, **call: Any) -> RenewResponse:
         """`POST /events/{id}/renew`: extend the lease of delivery `attempts`; 409 `lease_lost` when it is gone."""
@@ -135,16 +135,17 @@ class CapClient:
         delay_seconds: Optional[int] = None,
         reason: Optional[str] = None,
         **call: Any,
-    ) -> Dict[str, Any]:
+    ) -> ReleaseResponse:
         """`POST /events/{id}/release` (feature `release`): end delivery `attempts` now; the event is
-        ready again after `delay_seconds` (0–900) with `attempts + 1`. Fenced like renew (409)."""
+        ready again after `delay_seconds` (0–900) with `attempts + 1`, or `failed` if that was its last attempt
+        (`status` says which). Fenced like renew (409 `lease_lost`)."""
         body: Dict[str, Any] = {"attempts": attempts}
         if delay_seconds is not None:
             body["delaySeconds"] = max(0, min(900, int(delay_seconds)))
         if reason:
             body["reason"] = reason[:500]
         answer = self._call("POST /events/{id}/release", "POST", f"/events/{_seg(event_id)}/release", body=body, idempotent=True, **call)
-        return read.read_release(answer.data)
+        return read.read_release(answer.data)  # type: ignore[return-value]
 
     # ---- messages ---------------------------------------------------------------------------------
     def post_message(

@@ -51,9 +51,14 @@ const step = (what, cmd, args, options = {}) => {
     fail(`${what} failed (${r.error?.message ?? `exit ${r.status}`})`);
   }
 };
-// The README's install command, verbatim but for where the venv lives.
+// The README's install command, verbatim but for where the venv lives. The environment takes every
+// package source away from pip (no index, no pip.conf, no find-links), so a build backend that needed
+// anything from an index would fail here instead of quietly downloading it.
+const NO_INDEX = { PIP_NO_INDEX: "1", PIP_CONFIG_FILE: "/dev/null", PIP_DISABLE_PIP_VERSION_CHECK: "1" };
 step(`${python} -m venv ${v}`, python, ["-m", "venv", v]);
-step(`${v}/bin/pip install ./sdk-py`, join(v, "bin", "pip"), ["install", "./sdk-py"]);
+step(`${v}/bin/pip install ./sdk-py  (no package index)`, join(v, "bin", "pip"), ["install", "./sdk-py"], {
+  env: { ...process.env, ...NO_INDEX },
+});
 const args = [join(sdk, "tests", "run.py"), "--json", report, ...filters.flatMap((f) => ["-k", f])];
 const r = spawnSync(join(v, "bin", "python"), args, {
   cwd: root,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 import unittest
 
-from cap_sdk import CapClient, CapHttpError, models
+from cap_sdk import FEATURES, CapClient, CapHttpError, models
 from helpers.kernel import start_kernel, wait_until
 
 
@@ -33,7 +33,8 @@ class ClientAgainstKernel(unittest.TestCase):
         info = self.echo.info()
         self.assertFits(info, models.Info)
         self.assertEqual((info["protocol"], info["version"], info["leaseSeconds"]), ("cap", "1", 1))
-        self.assertTrue({"long-poll", "renew", "idempotency-key", "message-read"} <= set(info["features"]))
+        self.assertTrue({"long-poll", "renew", "idempotency-key", "message-read", "release", "batch-ack", "poll-replay"} <= set(info["features"]))
+        self.assertEqual(set(info["features"]) - set(FEATURES), set())  # every advertised feature is a generated name
 
     def test_claims_an_event_acks_it_and_acks_it_again_idempotently(self) -> None:
         event_id = self.kernel.emit("echo", "task.assigned", {"taskId": "t1", "title": "Triage"})
@@ -122,6 +123,41 @@ class ClientAgainstKernel(unittest.TestCase):
         )
         self.assertFits(decision, models.DecisionResponse)
         self.assertRegex(decision["messageId"], r"\S")
+
+    def test_releases_a_delivery_fenced_by_attempts_and_gets_it_back_after_the_delay(self) -> None:
+        event_id = self.kernel.emit("echo", "task.assigned", {"taskId": "t3", "title": "Release"})
+        held = self.echo.poll()["events"][0]
+        lost = self.http_error(lambda: self.echo.release(event_id, held["attempts"] + 1, delay_seconds=0))
+        self.assertEqual((lost.status, lost.code), (409, "lease_lost"))
+        released = self.echo.release(event_id, held["attempts"], delay_seconds=1, reason="provider down")
+        self.assertFits(released, models.ReleaseResponse)
+        self.assertEqual(released["status"], "pending")
+        self.assertEqual(self.kernel.state("echo", event_id)["releaseReason"], "provider down")
+        again = wait_until(
+            lambda: next((e for e in self.echo.poll(wait_seconds=1)["events"] if e["id"] == event_id), None),
+            "the released event comes back after its delay",
+        )
+        self.assertEqual(again["attempts"], held["attempts"] + 1)
+        self.echo.ack(event_id)
+
+    def test_acks_many_events_in_one_request_in_request_order(self) -> None:
+        ids = [self.kernel.emit("echo", "heartbeat.tick", {"tickAt": "2026-12-01T00:00:00Z"}) for _ in range(2)]
+        self.echo.poll(limit=10)
+        answer = self.echo.ack_many([{"id": ids[1], "result": {"outcome": "no_action"}}, {"id": "evt_nope"}, {"id": ids[0]}])
+        self.assertFits(answer, models.BatchAckResponse)
+        self.assertEqual([(r["id"], r["ok"], r.get("code")) for r in answer["results"]],
+                         [(ids[1], True, None), ("evt_nope", False, "event_not_found"), (ids[0], True, None)])
+        self.assertEqual({self.kernel.state("echo", i)["state"] for i in ids}, {"acked"})
+
+    def test_replays_a_poll_by_its_poll_id_without_claiming_more(self) -> None:
+        first_id = self.kernel.emit("echo", "task.assigned", {"taskId": "t4", "title": "Replay"})
+        first = self.echo.poll(limit=1, poll_id="poll-1")["events"]
+        self.kernel.emit("echo", "task.assigned", {"taskId": "t5", "title": "Not yet"})
+        replay = self.echo.poll(limit=1, poll_id="poll-1")["events"]
+        self.assertEqual([e["id"] for e in replay], [first_id])
+        self.assertEqual(replay[0]["attempts"], first[0]["attempts"])
+        for e in self.echo.poll(limit=10)["events"] + first:
+            self.echo.ack(e["id"])
 
     def test_answers_401_with_the_registry_code_for_bad_tokens(self) -> None:
         for name, token, code in [("an unknown token", "cm_agent_" + "0" * 64, "token_unknown"), ("a malformed token", "not-a-token", "token_malformed")]:

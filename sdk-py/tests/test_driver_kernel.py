@@ -11,7 +11,7 @@ from cap_sdk import CapHttpError, CapSdkError, JsonFileHandledStore
 from helpers.drivers import BackgroundDriver, client_for
 from helpers.kernel import start_kernel, wait_until
 
-AGENTS = ["echo", "abandon", "lostack", "longrun", "revoked", "graceful", "failing"]
+AGENTS = ["echo", "abandon", "lostack", "longrun", "revoked", "graceful", "failing", "released", "batched"]
 
 
 def task(title: str) -> dict:
@@ -163,6 +163,32 @@ class DriverAgainstKernel(unittest.TestCase):
         self.assertEqual([e["stage"] for e in d.rec.errors], ["handler"])
         summary = d.stop()  # the stop wakes the circuit's sleep at once
         self.assertEqual(summary.failures, 1)
+
+    def test_releases_a_failed_event_for_the_circuits_delay_and_handles_its_redelivery(self) -> None:
+        event_id = self.kernel.emit("released", "task.assigned", task("flaky"))
+        attempts = []
+
+        def flaky(event, ctx):
+            attempts.append(event["attempts"])
+            if len(attempts) == 1:
+                raise RuntimeError("model runtime crashed")
+
+        d = self.start("released", flaky, poll_interval=0.5)
+        wait_until(lambda: any(a["id"] == event_id for a in d.rec.acks), "the redelivery is handled and acked")
+        self.assertEqual(d.rec.releases, [{"id": event_id, "delay": 1}])  # 0.5 s (+ jitter) rounded up
+        self.assertEqual(attempts, [1, 2])
+        state = self.kernel.state("released", event_id)
+        self.assertEqual((state["state"], state["attempts"]), ("acked", 2))
+        self.assertEqual(d.stop().failures, 1)
+
+    def test_acks_a_batch_of_skipped_events_in_one_request(self) -> None:
+        ids = [self.kernel.emit("batched", "summary.ready", {"summaryId": str(i), "content": "x"}) for i in range(3)]
+        d = self.start("batched", {"task.assigned": lambda e, c: None})
+        wait_until(lambda: len(d.rec.acks) == 3, "three acks")
+        self.assertEqual(sorted(a["id"] for a in d.rec.acks), sorted(ids))
+        self.assertEqual({a["outcome"] for a in d.rec.acks}, {"skipped"})
+        self.assertEqual({self.kernel.state("batched", i)["state"] for i in ids}, {"acked"})
+        self.assertEqual(d.stop().skipped, 3)
 
     def test_stops_with_auth_stopped_when_its_token_is_revoked_mid_run(self) -> None:
         d = self.start("revoked", lambda e, c: None, wait_seconds=1)

@@ -23,7 +23,13 @@ let admin;
 beforeAll(async () => {
   // The README's install command, from the repository root.
   execFileSync(python, ["-m", "venv", join(work, "v")], { cwd: root, stdio: "inherit" });
-  execFileSync(join(work, "v", "bin", "pip"), ["install", "./sdk-py"], { cwd: root, stdio: "inherit" });
+  // With every package source taken away from pip: the SDK must install from its folder alone.
+  const noIndex = { PIP_NO_INDEX: "1", PIP_CONFIG_FILE: "/dev/null", PIP_DISABLE_PIP_VERSION_CHECK: "1" };
+  execFileSync(join(work, "v", "bin", "pip"), ["install", "./sdk-py"], {
+    cwd: root,
+    stdio: "inherit",
+    env: { ...process.env, ...noIndex },
+  });
   demo = spawnProcess(
     process.execPath,
     [kernelBin(), "demo", "--db", `sqlite:${join(work, "demo.db")}`, "--port", "0"],

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Literal, Optional, TypedDict, Union
 
-__all__ = ["AckRequest","AckResponse","AckResult","Author","DailyEntry","DailyEntryInput","DecisionRequest","DecisionResponse","Error","Event","EventList","HeartbeatTickPayload","Info","MemoryEnvelope","MemorySection","MemorySectionInput","MemorySections","MemorySectionsInput","MentionReceivedPayload","MessagePostedPayload","PAYLOADS","PodMessage","PodMessageList","PostMessageRequest","PostMessageResponse","PutMemoryRequest","PutMemoryResponse","Relationship","RelationshipInput","RenewRequest","RenewResponse","SCHEMAS","SummaryReadyPayload","SyncMemoryRequest","SyncMemoryResponse","TaskAssignedPayload"]
+__all__ = ["AckRequest","AckResponse","AckResult","Author","BatchAckItem","BatchAckRefused","BatchAckRequest","BatchAckResponse","BatchAckSettled","DailyEntry","DailyEntryInput","DecisionRequest","DecisionResponse","Error","Event","EventList","HeartbeatTickPayload","Info","MemoryEnvelope","MemorySection","MemorySectionInput","MemorySections","MemorySectionsInput","MentionReceivedPayload","MessagePostedPayload","PAYLOADS","PodMessage","PodMessageList","PostMessageRequest","PostMessageResponse","PutMemoryRequest","PutMemoryResponse","Relationship","RelationshipInput","ReleaseRequest","ReleaseResponse","RenewRequest","RenewResponse","SCHEMAS","SummaryReadyPayload","SyncMemoryRequest","SyncMemoryResponse","TaskAssignedPayload"]
 
 
 class AckRequest(TypedDict, total=False):
@@ -48,6 +48,46 @@ class Author(TypedDict):
     kind: Literal["human", "agent"]
     #: Display name; for agents, the `agentName` that `@mentions` match.
     name: str
+
+
+class _BatchAckItemRequired(TypedDict):
+    id: str
+
+
+class BatchAckItem(_BatchAckItemRequired, total=False):
+    """One item of a batch ack: the event id and the same optional `result` a single ack takes.
+    """
+    result: AckResult
+
+
+class BatchAckRefused(TypedDict):
+    """The item was not settled. `code` is a registry code with the meaning it has on the single ack:
+    `event_not_found` for an unknown id or another agent's event.
+    """
+    id: str
+    ok: Literal[False]
+    code: str
+
+
+class BatchAckRequest(TypedDict):
+    """Ack up to 100 events in one request (feature `batch-ack`). Each item settles exactly as
+    `POST /events/{id}/ack` would settle it; the whole request is one store transaction. An item that
+    fails the schema fails the whole request with 400 `validation_failed` and settles nothing.
+    """
+    acks: List[BatchAckItem]
+
+
+class BatchAckResponse(TypedDict):
+    """One result per item of the request, in request order (duplicates included).
+    """
+    results: List[Union[BatchAckSettled, BatchAckRefused]]
+
+
+class BatchAckSettled(TypedDict):
+    """The item was settled (or had been settled already).
+    """
+    id: str
+    ok: Literal[True]
 
 
 class DailyEntry(TypedDict):
@@ -168,7 +208,9 @@ class Info(TypedDict):
     #: Largest message `content` in UTF-8 bytes.
     maxMessageBytes: int
     #: Optional features implemented: `long-poll` (`waitSeconds`), `renew`, `decisions`,
-    #: `message-read` (`GET /pods/{podId}/messages`), `idempotency-key` (on `POST …/messages`).
+    #: `message-read` (`GET /pods/{podId}/messages`), `idempotency-key` (on `POST …/messages`),
+    #: `release` (`POST /events/{id}/release`), `batch-ack` (`POST /events/ack`), `poll-replay`
+    #: (`pollId` on `GET /events`).
     #: Unknown values are ignored by clients.
     features: List[str]
 
@@ -345,6 +387,37 @@ class RelationshipInput(_RelationshipInputRequired, total=False):
     visibility: Literal["private", "pod", "public"]
 
 
+class _ReleaseRequestRequired(TypedDict):
+    attempts: int
+
+
+class ReleaseRequest(_ReleaseRequestRequired, total=False):
+    """Give a delivery back (feature `release`). `attempts` is the value the delivery carried and fences the
+    release exactly as it fences a renew. The delivery ends at once; the event is ready again
+    `delaySeconds` from now and the next poll after that returns it with `attempts + 1`, unless this
+    delivery used the last attempt, in which case the event becomes `failed` at once. Unknown fields are
+    ignored.
+    """
+    #: Seconds before the event is ready again (0 makes it ready at once).
+    delaySeconds: int
+    #: Why the driver gave the event back; kept with the event and shown to operators.
+    reason: str
+
+
+class _ReleaseResponseRequired(TypedDict):
+    ok: Literal[True]
+    status: Literal["pending", "failed"]
+
+
+class ReleaseResponse(_ReleaseResponseRequired, total=False):
+    """The release took effect. `status` says what became of the event: `pending` (it is ready again at
+    `availableAt`) or `failed` (the released delivery used the last attempt; the event is a dead letter,
+    kept and re-queueable by an operator). `availableAt` is present exactly when `status` is `pending`.
+    """
+    #: The instant from which a poll may return the event again.
+    availableAt: str
+
+
 class RenewRequest(TypedDict):
     """Renew the lease of a delivery the caller holds. `attempts` is the value the delivery carried; it
     fences the renewal, so a driver whose lease was lost (expired and re-claimed by a later poll, or
@@ -406,6 +479,11 @@ SCHEMAS: Dict[str, Any] = {
     "AckResponse": AckResponse,
     "AckResult": AckResult,
     "Author": Author,
+    "BatchAckItem": BatchAckItem,
+    "BatchAckRefused": BatchAckRefused,
+    "BatchAckRequest": BatchAckRequest,
+    "BatchAckResponse": BatchAckResponse,
+    "BatchAckSettled": BatchAckSettled,
     "DailyEntry": DailyEntry,
     "DailyEntryInput": DailyEntryInput,
     "DecisionRequest": DecisionRequest,
@@ -430,6 +508,8 @@ SCHEMAS: Dict[str, Any] = {
     "PutMemoryResponse": PutMemoryResponse,
     "Relationship": Relationship,
     "RelationshipInput": RelationshipInput,
+    "ReleaseRequest": ReleaseRequest,
+    "ReleaseResponse": ReleaseResponse,
     "RenewRequest": RenewRequest,
     "RenewResponse": RenewResponse,
     "SummaryReadyPayload": SummaryReadyPayload,
