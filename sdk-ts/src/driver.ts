@@ -152,7 +152,12 @@ class DriverLoop {
       }
       this.#pollFailures++;
       const base = Math.min(this.#interval * 2 ** (this.#pollFailures - 1), CIRCUIT_CEILING_MS);
-      const delayMs = Math.round(base * (1 + this.#jitter));
+      // Never sooner than the kernel asked (CAP-DRV-12): a Retry-After longer than the backoff wins.
+      const retryAfterMs =
+        error instanceof CapHttpError && error.retryAfterSeconds !== undefined
+          ? error.retryAfterSeconds * 1000
+          : 0;
+      const delayMs = Math.max(Math.round(base * (1 + this.#jitter)), retryAfterMs);
       this.#emit("onPollError", {
         error,
         consecutive: auth ? this.#authFailures : this.#pollFailures,

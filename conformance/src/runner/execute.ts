@@ -35,10 +35,14 @@ export function failureReport(f: Failure, manifest: Manifest): FailureReport {
     report.curl = curlFor(f.exchange);
     report.exchange = f.exchange;
   }
+  if (f.wire && f.wire.length > 0) report.wire = f.wire;
   return report;
 }
 
-export function baseResult(check: Check, manifest: Manifest): Omit<CheckResult, "status" | "durationMs"> {
+export function baseResult(
+  check: Pick<Check, "id" | "title" | "verifies" | "feature"> & { family: CheckResult["family"] },
+  manifest: Manifest,
+): Omit<CheckResult, "status" | "durationMs"> {
   const reqs = check.verifies.map((id) => manifest.byId.get(id)).filter((r) => r !== undefined);
   return {
     id: check.id,
