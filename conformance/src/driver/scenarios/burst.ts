@@ -27,15 +27,21 @@ export const burstChecks = [
       const mine = new Set(sent.map((s) => s.messageId));
       const events = async () =>
         (await ctx.world.events(ctx.agent)).filter((e) => e.type === "message.posted");
-      const deadline = ctx.ms(20_000 + 100 * sent.length) + 2 * ctx.leaseMs;
-      await ctx.waitFor(
-        async () => (await events()).filter((e) => e.state === "acked").length >= sent.length,
-        deadline,
-      );
+      // Patience follows progress: wait while acks keep coming, give up after a stall of five leases
+      // (at least ten seconds), never longer than two minutes in all (both scaled).
+      const stallMs = ctx.ms(Math.max(10_000, 5 * ctx.leaseMs));
+      const started = Date.now();
+      let progress = { count: -1, at: started };
+      await ctx.waitFor(async () => {
+        const count = (await events()).filter((e) => e.state === "acked").length;
+        if (count !== progress.count) progress = { count, at: Date.now() };
+        return count >= sent.length || Date.now() - progress.at >= stallMs;
+      }, ctx.ms(120_000));
+      const deadline = `${Date.now() - started} ms (no ack for ${stallMs} ms ends the wait)`;
       const all = await events();
       const unacked = all.filter((e) => e.state !== "acked");
       ctx.expect("CAP-DRV-8", unacked.length === 0 && all.length >= mine.size, {
-        message: `${unacked.length} of ${all.length} events of the burst were not acked within ${deadline} ms${ctx.processNote()}`,
+        message: `${unacked.length} of ${all.length} events of the burst were not acked within ${deadline}${ctx.processNote()}`,
         expected: `${sent.length} acked events`,
         actual: unacked
           .slice(0, 10)
