@@ -50,6 +50,8 @@ class DriverSummary:
     failures: int = 0
     #: Events given up without an ack: lease lost, or shutdown before the handler finished.
     released: int = 0
+    #: Events handed back to the kernel with `release` (failed, not started, or given up at a stop).
+    returned: int = 0
 
 
 def run_driver(
@@ -360,6 +362,7 @@ class _DriverLoop:
             return
         try:
             self.client.release(event["id"], event["attempts"], delay_seconds=delay_seconds, reason=reason)
+            self.summary.returned += 1
             self.emit("on_release", {"event": event, "delay_seconds": delay_seconds, "reason": reason})
         except (CapHttpError, CapSdkError) as err:
             self.emit("on_error", {"stage": "release", "error": err, "event": event})
@@ -405,7 +408,12 @@ class _DriverLoop:
             decision = self.circuit.failure(failure_class)
             self.emit("on_error", {"stage": "handler", "error": outcome.error, "event": event, "failure_class": failure_class})
             self.emit("on_circuit", {**decision.__dict__, "event_id": event["id"]})
-            self._release(event, math.ceil(decision.delay), f"handler failed ({failure_class})")
+            # Back when the circuit's probe is due, not when the lease would have ended; when stopping
+            # (a handler cut short fails too) at once: the circuit is this process's, and it is ending.
+            delay = 0 if self.stop.is_set() else min(900, math.ceil(decision.delay))
+            message = str(outcome.error) or type(outcome.error).__name__
+            reason = f"handler failed ({failure_class}, {decision.consecutive} in a row): {message}"
+            self._release(event, delay, reason[:500])
             return decision.delay
         self.circuit.reset()
         self.summary.handled += 1

@@ -76,7 +76,7 @@ class QueueVerbs(unittest.TestCase):
         self.assertTrue(60 <= delay < 72, delay)
         self.assertEqual(client.named("release"), [("release", "bad", 1, -(-delay // 1)), ("release", "next", 2, 0)])
         self.assertEqual(client.named("ack"), [])
-        self.assertEqual(summary.failures, 1)
+        self.assertEqual((summary.failures, summary.returned), (1, 2))
 
     def test_does_not_release_where_the_kernel_cannot(self) -> None:
         client = FakeClient([], [[event("bad")]])
