@@ -90,7 +90,7 @@ class DriverAgainstKernel(unittest.TestCase):
         calls = []
 
         class DropAcks:
-            """The first driver's client: every ack is 'lost' (raised as a network failure)."""
+            """The first driver's client: every ack, single or batched, is 'lost' (raised as a network failure)."""
 
             def __init__(self, inner):
                 self.inner = inner
@@ -100,6 +100,9 @@ class DriverAgainstKernel(unittest.TestCase):
 
             def ack(self, *args, **kwargs):
                 raise CapSdkError("network", "POST /events/{id}/ack got no answer: dropped by the test")
+
+            def ack_many(self, *args, **kwargs):
+                raise CapSdkError("network", "POST /events/ack got no answer: dropped by the test")
 
         first = self.start("lostack", lambda e, c: calls.append(e["id"]), client=DropAcks(client_for(self.kernel, "lostack")),
                            store=JsonFileHandledStore(path))
