@@ -78,7 +78,8 @@ def run_driver(
     `on_unknown`, or are acked `skipped`). A handler is called as `handler(event, ctx)` in a worker
     thread; returning None acks `acknowledged` (or `posted` after `ctx.reply`), returning an AckResult
     dict acks with it, raising means "not handled": no ack, the batch stops, the retry circuit applies.
-    `stop`: any `threading.Event` (a `StopSignal` also interrupts an in-flight long-poll at once).
+    `stop`: any `threading.Event`; setting it interrupts an in-flight long-poll too (a `StopSignal` at
+    once, a plain Event within 0.1 s).
     `handle_signals`: on the main thread, SIGINT/SIGTERM set `stop` (a second SIGINT raises
     KeyboardInterrupt). `limit` events per poll (capped by `/info`), `wait_seconds` long-poll wait
     (0: interval polling every `poll_interval` seconds, also the base of poll backoff and of the circuit's
@@ -154,14 +155,20 @@ class _DriverLoop:
             if isinstance(self.user_stop, StopSignal):
                 self.user_stop.on_set(lambda: self.stop.set(self.user_stop.reason))
             else:
-                watcher = threading.Thread(target=lambda: (self.user_stop.wait(), self.stop.set()), daemon=True)
-                watcher.start()
+                threading.Thread(target=self._watch_user_stop, name="cap-stop-watcher", daemon=True).start()
         try:
             return self._loop()
         finally:
             restore()
             if not self.stop.is_set():
                 self.stop.set()  # ends the user-stop watcher with the loop
+
+    def _watch_user_stop(self) -> None:
+        """A plain Event cannot call back: look at it often, until it is set or the driver has ended."""
+        while not self.stop.is_set():
+            if self.user_stop.wait(0.1):
+                self.stop.set()
+                return
 
     def _install_signals(self) -> Callable[[], None]:
         if threading.current_thread() is not threading.main_thread():

@@ -192,6 +192,18 @@ class Loop(unittest.TestCase):
         self.assertEqual([c[3] for c in client.named("post")], [reply_key("e1", 0), reply_key("e1", 1)])
         self.assertEqual(acks[0]["outcome"], "posted")
 
+    def test_a_plain_threading_event_stops_it_and_interrupts_the_long_poll(self) -> None:
+        client = FakeClient(["long-poll"], [])
+        stop = threading.Event()
+        box = {}
+        thread = threading.Thread(target=lambda: box.update(s=run_driver(client, {}, stop=stop, handle_signals=False, wait_seconds=20)))
+        thread.start()
+        wait_until(lambda: client.named("poll"), "the driver is long-polling")
+        stop.set()
+        thread.join(5)  # the fake poll waits 20 s unless interrupted
+        self.assertFalse(thread.is_alive())
+        self.assertEqual(box["s"].polls, 1)
+
     def test_stops_gracefully_on_sigterm_in_the_main_thread(self) -> None:
         client = FakeClient(["long-poll"], [[event("a")]])
         acked = threading.Event()
