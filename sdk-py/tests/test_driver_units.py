@@ -162,6 +162,19 @@ class Loop(unittest.TestCase):
         finish()
         self.assertEqual([m["mode"] for m in modes][:2], ["long-poll", "interval"])
 
+    def test_against_a_kernel_without_info_it_learns_that_wait_seconds_is_ignored(self) -> None:
+        client = FakeClient(None, [[event("a")]])
+        client.ignores_wait = True
+        modes = []
+        finish, _ = background(client, lambda e, c: None, on_poll_mode=modes.append, poll_interval=0.05)
+        wait_until(lambda: len(modes) >= 2, "the fallback to interval polling")
+        finish()
+        self.assertEqual(modes[0], {"mode": "long-poll", "reason": "no /info; trying long-poll"})
+        self.assertEqual(modes[1]["mode"], "interval")
+        self.assertIn("waitSeconds is ignored", modes[1]["reason"])
+        self.assertEqual(len(client.named("info")), 1)  # a 404 settles it: not asked again
+        self.assertEqual(client.named("release") + client.named("ack_many"), [])  # nothing unadvertised
+
     def test_a_hook_that_raises_does_not_stop_the_driver(self) -> None:
         client = FakeClient([], [[event("a")], [event("b")]])
         acks = []

@@ -17,13 +17,15 @@ def event(event_id: str, event_type: str = "task.assigned", attempts: int = 1, p
 class FakeClient:
     fingerprint = "0badc0de"
 
-    def __init__(self, features: List[str], batches: Optional[List[Any]] = None, lease_seconds: int = 30) -> None:
+    def __init__(self, features: Optional[List[str]], batches: Optional[List[Any]] = None, lease_seconds: int = 30) -> None:
         self.features = features
         self.batches = list(batches or [])
         self.lease_seconds = lease_seconds
         self.calls: List[tuple] = []
         self.lock = threading.Lock()
         self.ack_many_error: Optional[Exception] = None
+        #: The production kernel ignores `waitSeconds` and answers an empty poll at once.
+        self.ignores_wait = False
 
     def record(self, *call: Any) -> None:
         with self.lock:
@@ -34,6 +36,9 @@ class FakeClient:
             return [c for c in self.calls if c[0] == name]
 
     def info(self, **call: Any) -> Dict[str, Any]:
+        self.record("info")
+        if self.features is None:  # the production kernel: no /info route
+            raise not_found("GET /info")
         return {"protocol": "cap", "version": "1", "leaseSeconds": self.lease_seconds, "maxAttempts": 5, "maxLimit": 50,
                 "maxWaitSeconds": 25, "maxMessageBytes": 65536, "features": self.features}
 
@@ -44,7 +49,7 @@ class FakeClient:
             if isinstance(batch, Exception):
                 raise batch
             return {"events": batch}
-        if cancel is not None:
+        if cancel is not None and not self.ignores_wait:
             cancel.wait(wait_seconds or 0.05)
         return {"events": []}
 
