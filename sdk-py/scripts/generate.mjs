@@ -260,7 +260,11 @@ console.log(
 if (!process.argv.includes("--no-docs")) {
   const python = existsSync("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
   const r = spawnSync(python, [join(sdk, "scripts", "api_docs.py")], { cwd: sdk, stdio: "inherit" });
-  if (r.error || r.status !== 0) {
+  if (r.error?.code === "ENOENT") {
+    // A machine without Python can still build the rest; `npm test` installs Python before it gets here,
+    // so CI always regenerates (and drift-checks) the reference.
+    console.warn("sdk-py: no python3 here; docs/api.md not regenerated");
+  } else if (r.error || r.status !== 0) {
     console.error(`sdk-py: ${python} scripts/api_docs.py failed`);
     process.exit(1);
   }
