@@ -2,7 +2,11 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
+import signal
+import subprocess
+import sys
 import tempfile
 import threading
 import unittest
@@ -11,7 +15,7 @@ from cap_sdk import CapHttpError, CapSdkError, JsonFileHandledStore
 from helpers.drivers import BackgroundDriver, client_for
 from helpers.kernel import start_kernel, wait_until
 
-AGENTS = ["echo", "abandon", "lostack", "longrun", "revoked", "graceful", "failing", "released", "batched"]
+AGENTS = ["echo", "abandon", "lostack", "longrun", "revoked", "graceful", "failing", "released", "batched", "readme"]
 
 
 def task(title: str) -> dict:
@@ -60,6 +64,22 @@ class DriverAgainstKernel(unittest.TestCase):
         self.assertEqual(d.rec.modes, ["long-poll"])
         summary = d.stop()
         self.assertEqual(summary.handled, 1)
+
+    def test_the_readme_echo_driver_answers_a_mention_and_stops_on_sigterm(self) -> None:
+        with open(os.path.join(os.path.dirname(__file__), "..", "README.md"), encoding="utf-8") as f:
+            code = re.search(r"## An echo driver\n\n```python\n(.*?)```", f.read(), re.S).group(1)
+        env = {**os.environ, "CAP_URL": self.kernel.url, "CAP_TOKEN": self.kernel.agents["readme"]["token"]}
+        proc = subprocess.Popen([sys.executable, "-u", "-c", code], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            self.kernel.say("@readme hello from the README")
+            wait_until(lambda: any(m["content"] == "echo: @readme hello from the README" for m in self.kernel.messages()), "the README driver's echo")
+            wait_until(lambda: any(e["state"] == "acked" for e in self.kernel.queue("readme")), "the mention acked")
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            out, _ = proc.communicate(timeout=20)
+        self.assertEqual(proc.returncode, 0, out)
+        self.assertRegex(out, r"mention\.received evt_\S+ -> posted")
+        self.assertIn("stopped DriverSummary(", out)
 
     def test_redelivers_an_event_whose_driver_stopped_without_acking_after_its_lease_with_attempts_2(self) -> None:
         event_id = self.kernel.emit("abandon", "task.assigned", task("abandoned"))
