@@ -57,6 +57,20 @@ export const batchAckChecks = [
         exchange: res,
       });
       if (Array.isArray(got))
+        ctx.expect(
+          "CAP-BATCH-1",
+          sameJson(
+            got.map((r) => (r as { id?: unknown } | null)?.id),
+            ids,
+          ),
+          {
+            message: "the results are not one per item in request order",
+            expected: ids,
+            actual: got.map((r) => (r as { id?: unknown } | null)?.id),
+            exchange: res,
+          },
+        );
+      if (Array.isArray(got))
         for (const [i, w] of want.entries()) {
           const requirement = w.ok ? "CAP-BATCH-1" : "CAP-BATCH-2";
           ctx.expect(requirement, sameJson(got[i], w), {
