@@ -150,9 +150,15 @@ export class DriverContext {
     }
   }
 
-  /** Wait until the kernel has the event acked. */
+  /** Wait until the kernel has the event acked; a driver process that has exited acks nothing more. */
   async acked(eventId: string, timeoutMs: number): Promise<boolean> {
-    return this.waitFor(async () => (await this.world.event(eventId))?.state === "acked", timeoutMs);
+    let gone = false;
+    const done = await this.waitFor(async () => {
+      if ((await this.world.event(eventId))?.state === "acked") return true;
+      gone = this.driver !== undefined && !this.driver.running;
+      return gone;
+    }, timeoutMs);
+    return done && !gone;
   }
 
   /** How long a driver gets to handle an event that is ready now: the lease plus slack. */

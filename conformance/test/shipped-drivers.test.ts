@@ -1,0 +1,49 @@
+/**
+ * Every driver this repository ships passes `cap-conformance driver` on 100 % of the MUSTs: the SDK's echo
+ * example (runDriver), `commonly agent run` with the stub and the cmd adapters, examples/python and
+ * examples/bash-curl — each started by the suite exactly as its README says. A SHOULD a driver does not
+ * meet is asserted as a warning here, so it stays visible instead of hidden.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { readReport, scratch } from "./support/driver.js";
+import { runCli } from "./support/run-cli.js";
+
+const root = join(import.meta.dirname, "..", "..");
+const nodeBin = `"${process.execPath}"`;
+const cli = (adapter: string) => {
+  const home = mkdtempSync(join(tmpdir(), "cap-conformance-cli-home-"));
+  const cmd = adapter === "cmd" ? "COMMONLY_ADAPTER=cmd COMMONLY_CMD=cat " : "";
+  return `COMMONLY_HOME=${home} ${cmd}${nodeBin} ${join(root, "cli", "dist", "bin.js")} agent run conformance-${adapter}`;
+};
+
+// name, command, the SHOULDs it is known not to meet
+const drivers: [string, string, string[]][] = [
+  ["examples/echo-ts (runDriver)", `${nodeBin} ${join(root, "examples", "echo-ts", "dist", "echo.js")}`, []],
+  ["commonly agent run, stub adapter", cli("stub"), []],
+  ["commonly agent run, cmd adapter (cat)", cli("cmd"), []],
+  // A serial stdlib/shell driver without renew lets a slow handler outlast its lease (CAP-DRV-5).
+  ["examples/python", `python3 ${join(root, "examples", "python", "echo_driver.py")}`, ["CAP-DRV-5"]],
+  ["examples/bash-curl", `bash ${join(root, "examples", "bash-curl", "echo.sh")}`, ["CAP-DRV-5"]],
+];
+
+async function expectConformant(command: string, shoulds: string[]) {
+  const json = join(scratch(), "report.json");
+  const r = await runCli(["driver", "--command", command, "--report", `json=${json}`]);
+  expect(r.code, r.stdout).toBe(0);
+  const report = readReport(json);
+  const musts = report.requirements.filter((q) => q.level === "MUST" && q.status !== "not-testable");
+  expect(musts.filter((q) => q.status !== "passed").map((q) => `${q.id} ${q.status}`)).toEqual([]);
+  const warned = report.requirements.filter((q) => q.status === "warned").map((q) => q.id);
+  expect(warned).toEqual(shoulds);
+}
+
+// Two runs at a time (vitest maxConcurrency): a run mostly waits out backoffs and leases. Load only makes a
+// driver slower, which the deadlines allow for; it cannot make a driver poll sooner or post twice.
+describe.concurrent("cap-conformance driver against the shipped drivers", () => {
+  it.each(drivers)("%s passes every MUST", async (_name, command, shoulds) => {
+    await expectConformant(command, shoulds);
+  });
+});
