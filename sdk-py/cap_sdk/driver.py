@@ -6,12 +6,13 @@ running the handler; acks with an outcome (batched with `POST /events/ack` where
 the event released for the circuit's delay where the kernel offers `release`; poll backoff that never
 gives up except on three consecutive 401/403; a graceful stop on SIGINT/SIGTERM. It prints nothing
 (hooks report everything) and never acks an event whose handler did not finish.
-Mirrors sdk-ts/src/driver.ts; threads, not asyncio (README § Why threads).
+Mirrors sdk-ts/src/driver.ts; threads, not asyncio (README § Why threads). Acks and releases are in
+`_settle.py`, lease renewal in `_leases.py`, one handler turn in `_turn.py`, stopping in `stop.py`; what is
+left is the loop, one idea (a little over 400 lines, a tenth of them run_driver's reference docstring).
 """
 from __future__ import annotations
 
 import math
-import signal
 import threading
 import time
 import uuid
@@ -21,10 +22,11 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Union
 
 from ._fingerprint import stable_jitter
 from ._leases import LeaseKeeper
+from ._settle import Settler
 from ._turn import HandlerContext, run_turn
 from .circuit import CIRCUIT_CEILING, RetryCircuit, classify_failure
 from .errors import CapHttpError, CapSdkError
-from .stop import StopSignal
+from .stop import StopSignal, follow, on_stop_signals
 from .stores import HandledStore, MemoryHandledStore
 
 Handler = Callable[[Dict[str, Any], HandlerContext], Optional[Dict[str, Any]]]
@@ -133,7 +135,7 @@ class _DriverLoop:
         self.auth_failures = 0
         self.renew_supported = True
         self.poll_id: Optional[str] = None
-        self.pending_acks: List[Dict[str, Any]] = []
+        self.settler = Settler(client, self.features, self.emit, self._count_release)
 
     # ---- plumbing ---------------------------------------------------------------------------------
     def emit(self, hook: str, arg: Any) -> None:
@@ -145,50 +147,22 @@ class _DriverLoop:
         except Exception:  # a hook must not break the loop
             pass
 
+    def _count_release(self) -> None:
+        self.summary.returned += 1
+
     def sleep(self, seconds: float) -> None:
         if seconds > 0:
             self.stop.wait(seconds)
 
     def run(self, handle_signals: bool) -> DriverSummary:
-        restore = self._install_signals() if handle_signals else (lambda: None)
+        restore = on_stop_signals(self.stop) if handle_signals else (lambda: None)
         if self.user_stop is not None:
-            if isinstance(self.user_stop, StopSignal):
-                self.user_stop.on_set(lambda: self.stop.set(self.user_stop.reason))
-            else:
-                threading.Thread(target=self._watch_user_stop, name="cap-stop-watcher", daemon=True).start()
+            follow(self.user_stop, self.stop)
         try:
             return self._loop()
         finally:
             restore()
-            if not self.stop.is_set():
-                self.stop.set()  # ends the user-stop watcher with the loop
-
-    def _watch_user_stop(self) -> None:
-        """A plain Event cannot call back: look at it often, until it is set or the driver has ended."""
-        while not self.stop.is_set():
-            if self.user_stop.wait(0.1):
-                self.stop.set()
-                return
-
-    def _install_signals(self) -> Callable[[], None]:
-        if threading.current_thread() is not threading.main_thread():
-            return lambda: None
-        previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
-
-        def on_signal(signum, frame):  # noqa: ANN001 - signal API
-            if signum == signal.SIGINT and self.stop.is_set():
-                raise KeyboardInterrupt
-            # Set from another thread: the signal may have interrupted a holder of the signal's lock.
-            threading.Thread(target=self.stop.set, daemon=True).start()
-
-        for s in previous:
-            signal.signal(s, on_signal)
-
-        def restore() -> None:
-            for s, handler in previous.items():
-                signal.signal(s, handler if handler is not None else signal.SIG_DFL)
-
-        return restore
+            self.stop.set()  # ends what follows the user's stop along with the loop
 
     # ---- the loop ---------------------------------------------------------------------------------
     def _loop(self) -> DriverSummary:
@@ -226,7 +200,8 @@ class _DriverLoop:
                 self.emit("on_error", {"stage": "info", "error": err})
             return
         self.info, self.info_settled = info, True
-        self.features = set(info["features"])
+        self.features.clear()
+        self.features.update(info["features"])  # in place: the settler reads the same set
         self.limit = max(1, min(self.limit, info["maxLimit"]))
         self.wait = min(self.wait, info["maxWaitSeconds"]) if "long-poll" in self.features else 0
         self.renew_supported = "renew" in self.features
@@ -351,7 +326,7 @@ class _DriverLoop:
                     self._give_back(events[index + 1:], keeper, "an earlier event of the batch failed")
                     break
         finally:
-            self._flush_acks()
+            self.settler.flush()
             if keeper is not None:
                 keeper.close()
         return delay
@@ -362,17 +337,7 @@ class _DriverLoop:
         for event in events:
             if keeper is not None:
                 keeper.settle(event["id"])
-            self._release(event, 0, reason)
-
-    def _release(self, event: Dict[str, Any], delay_seconds: int, reason: str) -> None:
-        if "release" not in self.features:
-            return
-        try:
-            self.client.release(event["id"], event["attempts"], delay_seconds=delay_seconds, reason=reason)
-            self.summary.returned += 1
-            self.emit("on_release", {"event": event, "delay_seconds": delay_seconds, "reason": reason})
-        except (CapHttpError, CapSdkError) as err:
-            self.emit("on_error", {"stage": "release", "error": err, "event": event})
+            self.settler.release(event, 0, reason)
 
     def _handler_for(self, event_type: str) -> Optional[Handler]:
         if callable(self.handlers):
@@ -395,7 +360,7 @@ class _DriverLoop:
             self._remember(event, result)
             self._ack(event, result, False, keeper)
             return None
-        self._flush_acks()  # acks never wait for a handler to run
+        self.settler.flush()  # acks never wait for a handler to run
         posted: List[str] = []
         context = HandlerContext(event, self.client, cancel, posted.append)
         outcome = run_turn(event, handler, context, self.stop, self.shutdown_timeout)
@@ -405,7 +370,7 @@ class _DriverLoop:
                 keeper.settle(event["id"])
             reason = cancel.reason
             if not (isinstance(reason, CapSdkError) and reason.code == "lease_lost"):
-                self._release(event, 0, "the driver stopped before the handler finished")
+                self.settler.release(event, 0, "the driver stopped before the handler finished")
             return None
         if outcome.kind == "failed":
             self.summary.failures += 1
@@ -420,7 +385,7 @@ class _DriverLoop:
             delay = 0 if self.stop.is_set() else min(900, math.ceil(decision.delay))
             message = str(outcome.error) or type(outcome.error).__name__
             reason = f"handler failed ({failure_class}, {decision.consecutive} in a row): {message}"
-            self._release(event, delay, reason[:500])
+            self.settler.release(event, delay, reason[:500])
             return decision.delay
         self.circuit.reset()
         self.summary.handled += 1
@@ -449,50 +414,7 @@ class _DriverLoop:
         except Exception as err:  # noqa: BLE001
             self.emit("on_error", {"stage": "store", "error": err, "event": event})
 
-    # ---- acks -------------------------------------------------------------------------------------
     def _ack(self, event: Dict[str, Any], result: Dict[str, Any], duplicate: bool, keeper: Optional[LeaseKeeper]) -> None:
         if keeper is not None:
             keeper.settle(event["id"])
-        if "batch-ack" in self.features:
-            self.pending_acks.append({"event": event, "result": result, "duplicate": duplicate})
-            if len(self.pending_acks) >= 100:
-                self._flush_acks()
-            return
-        self._ack_one(event, result, duplicate)
-
-    def _ack_one(self, event: Dict[str, Any], result: Dict[str, Any], duplicate: bool) -> None:
-        try:
-            self.client.ack(event["id"], result)
-            self.emit("on_ack", {"event": event, "result": result, "duplicate": duplicate})
-        except (CapHttpError, CapSdkError) as err:
-            self.emit("on_error", {"stage": "ack", "error": err, "event": event})
-
-    def _flush_acks(self) -> None:
-        pending, self.pending_acks = self.pending_acks, []
-        if not pending:
-            return
-        if len(pending) == 1:
-            self._ack_one(pending[0]["event"], pending[0]["result"], pending[0]["duplicate"])
-            return
-        try:
-            answer = self.client.ack_many([{"id": p["event"]["id"], "result": p["result"]} for p in pending])
-        except CapHttpError as err:
-            if err.status in (404, 405):
-                self.features.discard("batch-ack")  # advertised but not routed: one by one from now on
-                for p in pending:
-                    self._ack_one(p["event"], p["result"], p["duplicate"])
-                return
-            for p in pending:
-                self.emit("on_error", {"stage": "ack", "error": err, "event": p["event"]})
-            return
-        except CapSdkError as err:
-            for p in pending:
-                self.emit("on_error", {"stage": "ack", "error": err, "event": p["event"]})
-            return
-        for p, item in zip(pending, answer["results"]):
-            if item["ok"]:
-                self.emit("on_ack", {"event": p["event"], "result": p["result"], "duplicate": p["duplicate"]})
-            else:
-                code = item.get("code") if isinstance(item.get("code"), str) else None
-                error = CapHttpError(status=200, operation="POST /events/ack", code=code, message=f"item {p['event']['id']} not settled")
-                self.emit("on_error", {"stage": "ack", "error": error, "event": p["event"]})
+        self.settler.ack(event, result, duplicate)

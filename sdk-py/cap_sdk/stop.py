@@ -1,4 +1,5 @@
-"""`StopSignal`: a `threading.Event` that also interrupts what is waiting on it.
+"""`StopSignal`: a `threading.Event` that also interrupts what is waiting on it; and the two ways a
+driver gets stopped from outside: a user's Event (`follow`) and SIGINT/SIGTERM (`on_stop_signals`).
 
 Setting it wakes every `wait()` (as any Event does) and runs the callbacks registered with
 `on_set`, which the transport uses to shut the socket of an in-flight request (a 20-second
@@ -6,6 +7,7 @@ long-poll ends at once on Ctrl-C instead of at the end of its wait). It never ra
 """
 from __future__ import annotations
 
+import signal
 import threading
 from typing import Callable, List, Optional
 
@@ -49,12 +51,40 @@ class StopSignal(threading.Event):
         return lambda: None
 
 
-def linked(*parents: Optional[threading.Event]) -> StopSignal:
-    """A `StopSignal` set when any `StopSignal` parent is set (plain Events cannot notify; they are skipped)."""
-    child = StopSignal()
-    for parent in parents:
-        if isinstance(parent, StopSignal):
-            parent.on_set(lambda p=parent: child.set(p.reason))
-        elif parent is not None and parent.is_set():
-            child.set()
-    return child
+def follow(source: threading.Event, target: StopSignal) -> None:
+    """Set `target` when `source` is set. A plain Event cannot call back, so a thread looks at it every
+    0.1 s until it is set or `target` is set some other way."""
+    if isinstance(source, StopSignal):
+        source.on_set(lambda: target.set(source.reason))
+        return
+
+    def watch() -> None:
+        while not target.is_set():
+            if source.wait(0.1):
+                target.set()
+                return
+
+    threading.Thread(target=watch, name="cap-stop-follower", daemon=True).start()
+
+
+def on_stop_signals(stop: StopSignal) -> Callable[[], None]:
+    """On the main thread, SIGINT and SIGTERM set `stop` (a second SIGINT raises KeyboardInterrupt);
+    returns the function that puts the previous handlers back. Elsewhere it does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+
+    def on_signal(signum, frame):  # noqa: ANN001 - the signal module's API
+        if signum == signal.SIGINT and stop.is_set():
+            raise KeyboardInterrupt
+        # Set from another thread: the signal may have interrupted a holder of the signal's lock.
+        threading.Thread(target=stop.set, daemon=True).start()
+
+    for s in previous:
+        signal.signal(s, on_signal)
+
+    def restore() -> None:
+        for s, handler in previous.items():
+            signal.signal(s, handler if handler is not None else signal.SIG_DFL)
+
+    return restore
