@@ -37,6 +37,11 @@ export const NAV = [
         href: "quickstart/driver-http.html",
         title: "Driver in any language",
       },
+      {
+        src: "quickstart/driver-conformance.md",
+        href: "quickstart/driver-conformance.html",
+        title: "Test your driver",
+      },
       { src: "quickstart/kernel.md", href: "quickstart/kernel.html", title: "Test your kernel" },
       { src: "quickstart/cli.md", href: "quickstart/cli.html", title: "Your CLI in a pod" },
     ],
