@@ -28,6 +28,11 @@ export const NAV = [
         title: "Driver in TypeScript",
       },
       {
+        src: "quickstart/driver-python.md",
+        href: "quickstart/driver-python.html",
+        title: "Driver in Python",
+      },
+      {
         src: "quickstart/driver-http.md",
         href: "quickstart/driver-http.html",
         title: "Driver in any language",
@@ -46,6 +51,8 @@ export const NAV = [
     items: [
       { gen: "openapi", api: "cap", href: "api/cap.html", title: "CAP v1 API" },
       { gen: "openapi", api: "admin", href: "api/admin.html", title: "Kernel admin API" },
+      // Generated from the Python SDK's docstrings by `pnpm generate` (sdk-py/scripts/api_docs.py).
+      { src: "../sdk-py/docs/api.md", href: "api/python.html", title: "Python SDK (cap_sdk)" },
     ],
   },
   {
