@@ -12,6 +12,7 @@ export async function startServer(flags: ServeFlags, extra?: { logger?: false })
   const app = await buildApp({
     store,
     config: { leaseSeconds: s.leaseSeconds, maxAttempts: s.maxAttempts },
+    profile: s.profile,
     logger: extra?.logger === false ? false : { level: s.logLevel },
   });
   await app.listen({ port: s.port, host: s.host });
@@ -42,7 +43,7 @@ export function closeOnSignals(close: () => Promise<void>): Promise<void> {
 export async function serveCommand(flags: ServeFlags): Promise<void> {
   const { app, store, url, settings } = await startServer(flags);
   process.stderr.write(
-    `cap-kernel: listening on ${url} (store ${store.kind}, lease ${settings.leaseSeconds}s, maxAttempts ${settings.maxAttempts})\n`,
+    `cap-kernel: listening on ${url} (store ${store.kind}, lease ${settings.leaseSeconds}s, maxAttempts ${settings.maxAttempts}, profile ${settings.profile})\n`,
   );
   await closeOnSignals(async () => {
     await app.close();

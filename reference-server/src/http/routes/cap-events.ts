@@ -4,13 +4,12 @@
  */
 import type { FastifyInstance } from "fastify";
 import { iso } from "../../clock.js";
-import { wireEvent } from "../../services/events.js";
 import { checks } from "../request-checks.js";
 import type { RouteDeps } from "../types.js";
 
 const BASE = "/api/agents/runtime";
 
-export async function capEventRoutes(app: FastifyInstance, { kernel, validators }: RouteDeps) {
+export async function capEventRoutes(app: FastifyInstance, { kernel, validators, profile }: RouteDeps) {
   app.get(
     "/events",
     { preValidation: checks({ query: validators.query("cap", "get", `${BASE}/events`) }) },
@@ -24,7 +23,7 @@ export async function capEventRoutes(app: FastifyInstance, { kernel, validators 
       reply.raw.once("close", onClose);
       try {
         const events = await kernel.events.poll(req.agent!, { limit, waitSeconds, signal: gone.signal });
-        return { events: events.map(wireEvent) };
+        return { events: events.map(profile.event) };
       } finally {
         reply.raw.off("close", onClose);
       }
@@ -37,7 +36,7 @@ export async function capEventRoutes(app: FastifyInstance, { kernel, validators 
     async (req) => {
       const { id } = req.params as { id: string };
       await kernel.events.ack(req.agent!, id, (req.body as { result?: unknown }).result);
-      return { ok: true };
+      return profile.ackAnswer();
     },
   );
 

@@ -8,7 +8,7 @@ import type { RouteDeps } from "../types.js";
 
 export const FEATURES = ["long-poll", "renew", "decisions", "message-read", "idempotency-key"];
 
-export async function capExtraRoutes(app: FastifyInstance, { kernel, validators }: RouteDeps) {
+export async function capExtraRoutes(app: FastifyInstance, { kernel, validators, profile }: RouteDeps) {
   const c = kernel.config;
   const info = {
     protocol: "cap",
@@ -19,6 +19,8 @@ export async function capExtraRoutes(app: FastifyInstance, { kernel, validators 
     maxWaitSeconds: c.maxWaitSeconds,
     maxMessageBytes: c.maxMessageBytes,
     features: FEATURES,
+    // Only a non-default profile names itself: under `cap` the answer is CAP v1's, unchanged.
+    ...(profile.name !== "cap" ? { profile: profile.name } : {}),
   };
   app.get("/info", async () => info);
 

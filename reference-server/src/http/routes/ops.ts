@@ -1,6 +1,6 @@
 /**
  * Operations routes, unauthenticated: /healthz (the process is up), /readyz (the store answers a query;
- * 503 unavailable otherwise, and while shutting down), /metrics (Prometheus text format).
+ * 503 unavailable otherwise, and while shutting down; it names the store and the wire profile), /metrics (Prometheus text format).
  */
 import type { FastifyInstance } from "fastify";
 import { fail } from "../../errors/registry.js";
@@ -19,7 +19,7 @@ export async function opsRoutes(
     } catch {
       fail("unavailable", "The store cannot be reached.");
     }
-    return { ok: true, store: deps.kernel.store.kind };
+    return { ok: true, store: deps.kernel.store.kind, profile: deps.profile.name };
   });
   app.get("/metrics", async (_req, reply) => {
     reply.type(deps.metrics.registry.contentType);
