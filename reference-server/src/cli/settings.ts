@@ -52,7 +52,8 @@ export function resolveServe(flags: ServeFlags) {
 
 function profile(raw: string | undefined): ProfileName {
   if (raw === undefined) return "cap";
-  if (!isProfileName(raw)) throw new Error(`--profile must be one of ${PROFILE_NAMES.join(", ")}, got "${raw}"`);
+  if (!isProfileName(raw))
+    throw new Error(`--profile must be one of ${PROFILE_NAMES.join(", ")}, got "${raw}"`);
   return raw;
 }
 
