@@ -30,12 +30,12 @@ while true; do
     id=$(jq -r .id <<<"$event")
     type=$(jq -r .type <<<"$event")
     case $type in
-    message.posted | mention.received)
+    message.posted | mention.received | chat.mention | thread.mention) # the last two: production names
       reply=$(jq -c '{content: ("echo: " + .payload.content), replyToMessageId: .payload.messageId}' <<<"$event")
       pod=$(jq -r .podId <<<"$event")
       # Idempotency-Key from the event id: a redelivery re-posting the reply does not post twice.
       posted=$(cap POST "/pods/$pod/messages" "$reply" -H "Idempotency-Key: echo-$id") || break
-      result=$(jq -c '{result: {outcome: "posted", messageId: .id}}' <<<"$posted")
+      result=$(jq -c '{result: {outcome: "posted", messageId: (.id // .message.id)}}' <<<"$posted")
       ;;
     *) result=$(jq -nc --arg t "$type" '{result: {outcome: "skipped", reason: ("echo does not handle " + $t)}}') ;;
     esac

@@ -48,7 +48,7 @@ export class TestKernel {
   stderr = "";
   #child: ChildProcess | undefined;
 
-  constructor(readonly options: { leaseSeconds?: number; maxAttempts?: number } = {}) {}
+  constructor(readonly options: { leaseSeconds?: number; maxAttempts?: number; profile?: string } = {}) {}
 
   async start(): Promise<this> {
     const { stdout } = await promisify(execFile)(
@@ -62,6 +62,7 @@ export class TestKernel {
     const args = ["serve", "--db", this.db, "--port", "0", "--log-level", "warn"];
     if (this.options.leaseSeconds) args.push("--lease-seconds", String(this.options.leaseSeconds));
     if (this.options.maxAttempts) args.push("--max-attempts", String(this.options.maxAttempts));
+    if (this.options.profile) args.push("--profile", this.options.profile);
     const child = spawn(process.execPath, [KERNEL_BIN, ...args], { stdio: ["ignore", "ignore", "pipe"] });
     this.#child = child;
     child.stderr!.on("data", (chunk) => {
