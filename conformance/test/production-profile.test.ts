@@ -4,7 +4,7 @@
  * without it on exactly the listed check ids, and docs/CAP.md's appendix shows the same list. The default
  * profile needs no baseline at all.
  */
-import { mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -35,6 +35,8 @@ async function runAgainstProductionProfile(extra: string[]) {
   const { path } = await provisionFixture({ ...opts, baseUrl: kernel.url });
   const out = join(mkdtempSync(join(tmpdir(), "cap-conformance-production-")), "report.json");
   const cli = await runCli(["run", "--fixture", path, "--report", `json=${out}`, ...extra]);
+  if (!existsSync(out))
+    throw new Error(`no report (exit ${cli.code}): ${cli.stderr}${cli.stdout.slice(-2000)}`);
   const report = JSON.parse(readFileSync(out, "utf8")) as {
     checks: ReportCheck[];
     summary: { skipped: number; staleBaseline: number };
