@@ -3,7 +3,9 @@
  * copy, side by side with the default profile (which must stay CAP v1 exactly). In-process through
  * inject(); the deployed drivers over real sockets are in deployed-drivers.test.ts.
  */
+import { Writable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
+import { createLogger } from "../../src/http/logger.js";
 import { productionType } from "../../src/profiles/production.js";
 import { sha256Hex } from "../../src/secrets.js";
 import { capValidator } from "../helpers/schemas.js";
@@ -176,6 +178,22 @@ describe("what deployed drivers send", () => {
     expect([notIssued.statusCode, notIssued.json().code]).toEqual([401, "token_unknown"]);
     // Still stored only as its SHA-256.
     expect((await w.store.findRuntimeTokenByHash(sha256Hex(w.alpha.token)))?.token.id).toBe(w.alpha.tokenId);
+  });
+
+  it("production: a token sent as x-commonly-agent-token never reaches the logs", async () => {
+    const lines: string[] = [];
+    const stream = new Writable({
+      write(chunk, _enc, cb) {
+        lines.push(chunk.toString());
+        cb();
+      },
+    });
+    const w = await makeWorld({ profile: "production", logger: createLogger({ level: "trace", stream }) });
+    worlds.push(w);
+    const res = await w.cap(null, "GET", "/events", undefined, { "x-commonly-agent-token": w.alpha.token });
+    expect(res.statusCode).toBe(200);
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.join("\n")).not.toContain(w.alpha.token.slice(-40));
   });
 
   it("cap: x-commonly-agent-token alone is 401 auth_required", async () => {
