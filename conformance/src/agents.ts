@@ -60,6 +60,15 @@ export class AgentApi {
     return this.bare("POST", `${R}/events/${encodeURIComponent(id)}/renew`, { body: { attempts }, ...extra });
   }
 
+  release(id: string, body: unknown, extra: Extra = {}): Promise<Answer> {
+    return this.bare("POST", `${R}/events/${encodeURIComponent(id)}/release`, { body, ...extra });
+  }
+
+  /** Batch ack (`batch-ack`): `POST /events/ack {acks}`. */
+  ackMany(body: unknown, extra: Extra = {}): Promise<Answer> {
+    return this.bare("POST", `${R}/events/ack`, { body, ...extra });
+  }
+
   post(podId: string, body: unknown, extra: Extra = {}): Promise<Answer> {
     return this.bare("POST", `${R}/pods/${encodeURIComponent(podId)}/messages`, { body, ...extra });
   }

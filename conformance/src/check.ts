@@ -14,6 +14,9 @@ export const features = [
   "decisions",
   "message-read",
   "idempotency-key",
+  "release",
+  "batch-ack",
+  "poll-replay",
 ] as const;
 export type Feature = (typeof features)[number];
 
@@ -27,6 +30,9 @@ export const families = [
   "ack",
   "long-poll",
   "renew",
+  "release",
+  "batch-ack",
+  "poll-replay",
   "messages",
   "idempotency",
   "message-read",

@@ -12,7 +12,7 @@ import { loadManifest } from "../src/requirements.js";
 import { matches } from "../src/runner/select.js";
 import type { BrokenEnv } from "./broken/env.js";
 import { brokenKernels } from "./broken/index.js";
-import { startProxy } from "./broken/proxy.js";
+import { type Mutation, reply, startProxy } from "./broken/proxy.js";
 import { provisionFixture, type RunningKernel, sqliteUrl, startKernel } from "./support/kernel.js";
 import { runCli } from "./support/run-cli.js";
 
@@ -51,7 +51,7 @@ interface Report {
   }[];
 }
 
-async function suiteThrough(url: string, only: string[], name: string) {
+async function suiteThrough(url: string, only: string[], name: string, extra: string[] = []) {
   const file = join(out, `${name}.json`);
   const baseline = join(import.meta.dirname, "reference-kernel.expected-failures.yaml");
   const args = [
@@ -65,7 +65,7 @@ async function suiteThrough(url: string, only: string[], name: string) {
     "--baseline",
     baseline,
   ];
-  const result = await runCli([...args, ...only.flatMap((o) => ["--only", o])]);
+  const result = await runCli([...args, ...only.flatMap((o) => ["--only", o]), ...extra]);
   return { result, report: JSON.parse(readFileSync(file, "utf8")) as Report };
 }
 
@@ -114,4 +114,56 @@ describe("broken kernels", () => {
       }
     });
   }
+});
+
+/** A kernel without the queue verbs: /info leaves them out, their routes are unknown, pollId is ignored. */
+const withoutQueueVerbs: Mutation = {
+  request(req) {
+    const path = req.url.pathname.replace(/^\/api\/agents\/runtime/, "");
+    if (req.method === "POST" && (/^\/events\/[^/]+\/release$/.test(path) || path === "/events/ack"))
+      return reply(404, { code: "route_not_found", message: "No such route." });
+    if (path === "/events") req.url.searchParams.delete("pollId");
+    return req;
+  },
+  response(req, res) {
+    const path = req.url.pathname.replace(/^\/api\/agents\/runtime/, "");
+    const info = res.json as { features?: string[] } | undefined;
+    if (path === "/info" && Array.isArray(info?.features))
+      info.features = info.features.filter((f) => !["release", "batch-ack", "poll-replay"].includes(f));
+    if (path === "/events") delete res.headers["cache-control"];
+    return res;
+  },
+};
+
+describe("a kernel that does not advertise release, batch-ack or poll-replay", () => {
+  const only = ["release.*", "batch-ack.*", "poll-replay.*", "info.features-honest"];
+
+  it("gets their checks reported as skipped, never passed, and passes the rest", async () => {
+    const proxy = await startProxy(kernel.url, withoutQueueVerbs);
+    try {
+      const { result, report } = await suiteThrough(proxy.url, only, "without-queue-verbs");
+      const verbs = report.checks.filter((c) => /^(release|batch-ack|poll-replay)\./.test(c.id));
+      expect(verbs.length).toBeGreaterThanOrEqual(10);
+      expect(verbs.filter((c) => c.status !== "skipped").map((c) => `${c.id} ${c.status}`)).toEqual([]);
+      expect(verbs.every((c) => /does not advertise/.test(c.reason ?? ""))).toBe(true);
+      expect(report.checks.find((c) => c.id === "info.features-honest")?.status).toBe("passed");
+      expect(result.code, result.stdout.slice(-2000)).toBe(0);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("fails their checks when the configuration claims them", async () => {
+    const proxy = await startProxy(kernel.url, withoutQueueVerbs);
+    try {
+      const claims = ["--claim", "release", "--claim", "batch-ack", "--claim", "poll-replay"];
+      const picked = ["release.returns-at-next-poll", "batch-ack.settles-each-item", "poll-replay.no-store"];
+      const { result, report } = await suiteThrough(proxy.url, picked, "claimed-without-queue-verbs", claims);
+      const named = report.checks.flatMap((c) => c.failures.map((f) => f.requirement));
+      expect(named).toEqual(expect.arrayContaining(["CAP-REL-1", "CAP-BATCH-1", "CAP-REPLAY-6"]));
+      expect(result.code).toBe(1);
+    } finally {
+      await proxy.close();
+    }
+  });
 });

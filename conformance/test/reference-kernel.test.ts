@@ -22,6 +22,7 @@ const ajv = new Ajv2020.default({ allErrors: true, strict: false });
 addFormats.default(ajv);
 const validateReport = ajv.compile(schema);
 
+const CLAIMS = ["release", "batch-ack", "poll-replay"];
 const kernels: RunningKernel[] = [];
 const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {
@@ -42,7 +43,16 @@ async function suiteAgainst(db: string, replicas: number) {
   const { path } = await provisionFixture({ ...opts, baseUrl: first.url });
   const out = mkdtempSync(join(tmpdir(), "cap-conformance-reports-"));
   const reports = ["json", "junit", "markdown", "html"].map((f) => `${f}=${join(out, `report.${f}`)}`);
-  const args = ["run", "--fixture", path, "--baseline", baseline, ...urls.flatMap((u) => ["--url", u])];
+  const args = [
+    "run",
+    "--fixture",
+    path,
+    "--baseline",
+    baseline,
+    ...urls.flatMap((u) => ["--url", u]),
+    // The queue verbs are optional; the reference kernel claims them, so their checks are mandatory here.
+    ...CLAIMS.flatMap((c) => ["--claim", c]),
+  ];
   const result = await runCli([...args, ...reports.flatMap((r) => ["--report", r])]);
   const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8"));
   return { result, report, out };
@@ -59,6 +69,14 @@ function expectAllPassed(result: Awaited<ReturnType<typeof suiteAgainst>>) {
   expect(notPassed).toEqual([]);
   expect(cli.code, cli.stdout.slice(-3000)).toBe(0);
   expect(report.summary.skipped).toBe(0);
+  expect(report.target.claimed).toEqual(expect.arrayContaining(CLAIMS));
+  for (const family of CLAIMS)
+    expect(
+      report.checks.filter(
+        (c: { family: string; status: string }) => c.family === family && c.status === "passed",
+      ).length,
+      family,
+    ).toBeGreaterThan(0);
 }
 
 describe("cap-conformance against the reference kernel", () => {

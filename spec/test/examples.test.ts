@@ -84,6 +84,12 @@ describe("OpenAPI document", () => {
     ],
     [
       "post",
+      "/api/agents/runtime/events/{id}/release",
+      ["200", "400", "401", "404", "409", "413", "415", "429", "500", "503"],
+    ],
+    ["post", "/api/agents/runtime/events/ack", ["200", "400", "401", "413", "415", "429", "500", "503"]],
+    [
+      "post",
       "/api/agents/runtime/pods/{podId}/messages",
       ["201", "400", "401", "403", "413", "415", "422", "429", "500", "503"],
     ],
@@ -128,5 +134,32 @@ describe("OpenAPI document", () => {
     const params = doc.paths["/api/agents/runtime/pods/{podId}/messages"].post.parameters;
     const header = params.find((p: { name: string }) => p.name === "Idempotency-Key");
     expect(header).toMatchObject({ in: "header", required: false });
+  });
+});
+
+describe("queue verbs added after the first release", () => {
+  const doc = parse(
+    readFileSync(join(import.meta.dirname, "..", "generated", "cap-v1.openapi.yaml"), "utf8"),
+  );
+
+  it("declares the optional pollId query with its pattern and Cache-Control on poll answers", () => {
+    const poll = doc.paths["/api/agents/runtime/events"].get;
+    const pollId = poll.parameters.find((p: { name: string }) => p.name === "pollId");
+    expect(pollId).toMatchObject({ in: "query", required: false });
+    expect(pollId.schema.pattern).toBe("^[A-Za-z0-9_-]{1,64}$");
+    expect(poll.responses["200"].headers["Cache-Control"]).toBeDefined();
+  });
+
+  it("bounds release delays and reasons, and batch acks to 1-100 items", async () => {
+    const id = (n: string) => `https://commonly.dev/schemas/cap/v1/${n}.json`;
+    expect((await validate(id("ReleaseRequest"), { attempts: 1, delaySeconds: 900 })).valid).toBe(true);
+    expect((await validate(id("ReleaseRequest"), { attempts: 1, delaySeconds: 901 })).valid).toBe(false);
+    expect((await validate(id("ReleaseRequest"), { attempts: 1, reason: "x".repeat(501) })).valid).toBe(
+      false,
+    );
+    expect((await validate(id("BatchAckRequest"), { acks: [] })).valid).toBe(false);
+    const many = Array.from({ length: 101 }, (_, i) => ({ id: `e${i}` }));
+    expect((await validate(id("BatchAckRequest"), { acks: many })).valid).toBe(false);
+    expect((await validate(id("BatchAckRequest"), { acks: many.slice(1) })).valid).toBe(true);
   });
 });

@@ -23,7 +23,10 @@ const FAMILIES = [
   "EVT",
   "LEASE",
   "ACK",
+  "REL",
+  "BATCH",
   "POLL",
+  "REPLAY",
   "MSG",
   "READ",
   "IDEM",
@@ -36,7 +39,17 @@ const FAMILIES = [
   "VER",
   "DRV",
 ] as const;
-const FEATURES = ["info", "long-poll", "renew", "decisions", "message-read", "idempotency-key"] as const;
+const FEATURES = [
+  "info",
+  "long-poll",
+  "renew",
+  "decisions",
+  "message-read",
+  "idempotency-key",
+  "release",
+  "batch-ack",
+  "poll-replay",
+] as const;
 const LEVELS = ["MUST", "SHOULD", "MAY"] as const;
 const SUBJECTS = ["kernel", "driver"] as const;
 const FIELDS = ["id", "level", "subject", "text", "section", "testable", "feature"];

@@ -2,6 +2,7 @@
 import type { Check } from "../check.js";
 import { ackChecks } from "./ack.js";
 import { authChecks } from "./auth.js";
+import { batchAckChecks } from "./batch-ack.js";
 import { compatChecks } from "./compat.js";
 import { decisionChecks } from "./decisions.js";
 import { errorChecks } from "./errors.js";
@@ -17,7 +18,9 @@ import { memoryChecks } from "./memory.js";
 import { memorySyncChecks } from "./memory-sync.js";
 import { messageReadChecks } from "./message-read.js";
 import { messageChecks } from "./messages.js";
+import { pollReplayChecks } from "./poll-replay.js";
 import { pullOnlyChecks } from "./pull-only.js";
+import { releaseChecks } from "./release.js";
 import { renewChecks } from "./renew.js";
 import { schemaChecks } from "./schema.js";
 
@@ -31,6 +34,9 @@ export const allChecks: readonly Check[] = [
   ...ackChecks,
   ...longPollChecks,
   ...renewChecks,
+  ...releaseChecks,
+  ...batchAckChecks,
+  ...pollReplayChecks,
   ...messageChecks,
   ...humanPostChecks,
   ...idempotencyChecks,

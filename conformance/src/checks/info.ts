@@ -88,6 +88,14 @@ export const infoChecks = [
               body: { attempts: 1 },
             }),
         ],
+        [
+          "release",
+          () =>
+            a.release(`evt_${randomBytes(6).toString("hex")}`, {
+              attempts: 1,
+            }),
+        ],
+        ["batch-ack", () => a.ackMany({ acks: [{ id: `evt_${randomBytes(6).toString("hex")}` }] })],
         ["decisions", () => a.bare("POST", `${R}/decisions`, { body: {} })],
         ["message-read", () => a.read(ctx.cast.shared, { limit: 1 })],
       ];

@@ -14,7 +14,7 @@ export interface Route {
   method: string;
   path: string;
   body?: unknown;
-  feature?: "info" | "renew" | "decisions" | "message-read";
+  feature?: "info" | "renew" | "decisions" | "message-read" | "release" | "batch-ack";
 }
 
 /** Every CAP route, with a syntactically valid body where one is needed. */
@@ -37,6 +37,18 @@ export function capRoutes(ctx: CheckContext): Route[] {
       path: `${R}/events/evt_conformance_probe/renew`,
       body: { attempts: 1 },
       feature: "renew",
+    },
+    {
+      method: "POST",
+      path: `${R}/events/evt_conformance_probe/release`,
+      body: { attempts: 1 },
+      feature: "release",
+    },
+    {
+      method: "POST",
+      path: `${R}/events/ack`,
+      body: { acks: [{ id: "evt_conformance_probe" }] },
+      feature: "batch-ack",
     },
     { method: "GET", path: `${R}/pods/${pod}/messages`, feature: "message-read" },
     {

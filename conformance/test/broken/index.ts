@@ -3,5 +3,11 @@ import type { BrokenKernel } from "./env.js";
 import { accessKernels } from "./kernels-access.js";
 import { contentKernels } from "./kernels-content.js";
 import { eventKernels } from "./kernels-events.js";
+import { queueVerbKernels } from "./kernels-queue-verbs.js";
 
-export const brokenKernels: BrokenKernel[] = [...accessKernels, ...eventKernels, ...contentKernels];
+export const brokenKernels: BrokenKernel[] = [
+  ...accessKernels,
+  ...eventKernels,
+  ...queueVerbKernels,
+  ...contentKernels,
+];

@@ -28,6 +28,7 @@ export const ERROR_CODES = [
   "rate_limited",
   "internal_error",
   "unavailable",
+  "store_unavailable",
   // admin surface
   "forbidden",
   "user_not_found",

@@ -6,6 +6,7 @@
 import { iso } from "../clock.js";
 import { fail } from "../errors/registry.js";
 import type { EventRecord } from "../store/contract.js";
+import { claimUnderPollId, deliveryVerbs } from "./deliveries.js";
 import type { AgentCaller, ServiceDeps } from "./deps.js";
 import type { WakeHub } from "./wake-hub.js";
 
@@ -33,6 +34,8 @@ export function wireEvent(e: EventRecord) {
 export interface PollInput {
   limit: number;
   waitSeconds: number;
+  /** poll-replay: a retry with the same id answers the deliveries already made under it. */
+  pollId?: string;
   signal?: AbortSignal;
 }
 
@@ -44,14 +47,15 @@ export function createEventsService(
   const { store, config, clock } = deps;
   const leaseMs = Math.round(config.leaseSeconds * 1000);
 
-  async function claim(agentId: string, limit: number, now = clock.now()): Promise<EventRecord[]> {
-    const r = await store.claimEvents({
-      agentId,
-      limit,
-      leaseMs,
-      maxAttempts: config.maxAttempts,
-      now,
-    });
+  async function claim(
+    agentId: string,
+    limit: number,
+    now = clock.now(),
+    pollId?: string,
+  ): Promise<EventRecord[]> {
+    const input = { agentId, limit, leaseMs, maxAttempts: config.maxAttempts, now };
+    if (pollId !== undefined) return claimUnderPollId(deps, input, pollId, observer);
+    const r = await store.claimEvents(input);
     if (r.expiredLeases) observer.leaseExpired(r.expiredLeases);
     if (r.newlyFailed) observer.deadLettered(r.newlyFailed);
     return r.events;
@@ -60,8 +64,11 @@ export function createEventsService(
   return {
     leaseMs,
 
-    async poll(caller: AgentCaller, { limit, waitSeconds, signal }: PollInput): Promise<EventRecord[]> {
-      if (waitSeconds <= 0 || hub.isClosed) return claim(caller.agentId, limit);
+    async poll(
+      caller: AgentCaller,
+      { limit, waitSeconds, pollId, signal }: PollInput,
+    ): Promise<EventRecord[]> {
+      if (waitSeconds <= 0 || hub.isClosed) return claim(caller.agentId, limit, undefined, pollId);
       const deadline = performance.now() + waitSeconds * 1000;
       const waiter = hub.subscribe(caller.agentId);
       try {
@@ -70,7 +77,7 @@ export function createEventsService(
           // One `now` for the claim and the lease look-up: a lease that ends between the two reads is
           // then found (and waited for, 0 ms) instead of slipping past both until the backstop fires.
           const now = clock.now();
-          const events = await claim(caller.agentId, limit, now);
+          const events = await claim(caller.agentId, limit, now, pollId);
           const left = deadline - performance.now();
           if (events.length > 0 || left <= 0) return events;
           const next = await store.nextLeaseExpiry({
@@ -109,6 +116,8 @@ export function createEventsService(
       if (r.status === "lease_lost") fail("lease_lost");
       return r.leaseExpiresAt;
     },
+
+    ...deliveryVerbs(deps, observer),
   };
 }
 

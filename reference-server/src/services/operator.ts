@@ -27,19 +27,23 @@ export function wireQueuedEvent(
 ) {
   const expired =
     now !== undefined && e.state === "leased" && e.leaseExpiresAt !== null && e.leaseExpiresAt <= now;
+  // A released delivery is stored as a lease ending at availableAt; nobody holds it, so it is pending.
+  const released = e.state === "leased" && e.releasedAttempts === e.attempts;
   return {
     id: e.id,
     type: e.type,
     podId: e.podId,
     ...(who ? { agentName: who.agentName, instanceId: who.instanceId } : {}),
-    state: expired ? "pending" : e.state,
+    state: expired || released ? "pending" : e.state,
     attempts: e.attempts,
     payload: e.payload,
     createdAt: iso(e.createdAt),
-    leaseExpiresAt: e.leaseExpiresAt === null ? null : iso(e.leaseExpiresAt),
+    leaseExpiresAt: e.leaseExpiresAt === null || released ? null : iso(e.leaseExpiresAt),
     ackedAt: e.ackedAt === null ? null : iso(e.ackedAt),
     failedAt: e.failedAt === null ? null : iso(e.failedAt),
     failReason: e.failReason,
+    availableAt: e.availableAt === null ? null : iso(e.availableAt),
+    releaseReason: e.releaseReason,
   };
 }
 

@@ -137,8 +137,21 @@ export interface EventRecord extends NewEvent {
   /** The ack body's `result`, if any. */
   result: unknown;
   failedAt: number | null;
-  /** "max_attempts" when retired by delivery count, "uninstalled" when its installation went away. */
+  /**
+   * "max_attempts" when retired by delivery count, "released" when a driver released its last attempt,
+   * "uninstalled" when its installation went away.
+   */
   failReason: string | null;
+  /**
+   * `attempts` of the delivery most recently released (null if never released). While the event is
+   * `leased` with `releasedAttempts === attempts`, that delivery was given back: nobody holds it, and its
+   * `leaseExpiresAt` is the instant it becomes ready again.
+   */
+  releasedAttempts: number | null;
+  /** The `reason` of the most recent release; null when it gave none or there was none. */
+  releaseReason: string | null;
+  /** The end of the most recent release delay (null if never released). */
+  availableAt: number | null;
 }
 
 export interface MessageAuthor {

@@ -87,16 +87,25 @@ describe("cap-kernel CLI", () => {
     });
     await expect(cli(["tokens", "revoke", ...db, issued.id])).rejects.toThrow(/no live runtime token/);
 
+    // The driver released its last attempt with a reason: a dead letter the listing explains.
     const store = openSqliteStore({ path });
-    await store.failOpenEvents({
-      agentId: (await store.findAgentIdentity("bot", "default"))!.id,
-      podId: p.pods[0].id,
-      now: Date.now(),
-      reason: "uninstalled",
+    const agentId = (await store.findAgentIdentity("bot", "default"))!.id;
+    const now = Date.now();
+    await store.claimEvents({ agentId, limit: 10, leaseMs: 30_000, maxAttempts: 1, now });
+    const released = await store.releaseEvent({
+      agentId,
+      eventId: emitted.id,
+      attempts: 1,
+      now,
+      availableAt: now,
+      reason: "poison payload",
+      maxAttempts: 1,
     });
+    expect(released.status).toBe("failed");
     await store.close();
     const dead = JSON.parse(await cli(["dead-letters", "list", ...db, "--pod", "lab"]));
     expect(dead.events.map((e: { id: string }) => e.id)).toEqual([emitted.id]);
+    expect(dead.events[0]).toMatchObject({ failReason: "released", releaseReason: "poison payload" });
     expect(JSON.parse(await cli(["dead-letters", "requeue", ...db, emitted.id])).state).toBe("pending");
     await expect(cli(["dead-letters", "requeue", ...db, emitted.id])).rejects.toThrow(/requeued/i);
   });

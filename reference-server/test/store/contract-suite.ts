@@ -17,6 +17,7 @@ import {
   T0,
   uid,
 } from "./contract-fixtures.js";
+import { runDeliveryContract } from "./contract-suite-deliveries.js";
 import { runEventContract } from "./contract-suite-events.js";
 
 export type MakeStore = () => Promise<Store>;
@@ -191,6 +192,7 @@ export function runStoreContract(makeStore: MakeStore, label = "store"): void {
     });
 
     runEventContract(store);
+    runDeliveryContract(store);
 
     describe("messages", () => {
       it("lists a pod's messages newest first, with limit and before, and round-trips metadata", async () => {

@@ -64,6 +64,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agents/runtime/events/{id}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Release a lease
+         * @description Feature `release`: give a delivery the caller holds back. Fenced by `attempts` exactly like renew
+         *     (409 `lease_lost` when that delivery no longer holds the lease). The delivery ends now; the event is
+         *     ready again at now + `delaySeconds` and comes back with `attempts + 1`, or becomes `failed` at once
+         *     when this delivery used the last attempt.
+         */
+        post: operations["Events_release"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agents/runtime/events/{id}/renew": {
         parameters: {
             query?: never;
@@ -79,6 +102,29 @@ export interface paths {
          *     `attempts`: when that delivery no longer holds the lease the answer is 409 `lease_lost`.
          */
         post: operations["Events_renew"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/runtime/events/ack": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ack several events
+         * @description Feature `batch-ack`: ack 1–100 events in one request and one store transaction. Each item settles
+         *     exactly as `POST /events/{id}/ack` would (idempotent, accepted with or without a running lease);
+         *     the answer lists one result per item, in request order. A malformed item fails the whole request
+         *     with 400 `validation_failed` and settles nothing.
+         */
+        post: operations["Events_ackMany"];
         delete?: never;
         options?: never;
         head?: never;
@@ -257,6 +303,88 @@ export interface components {
             kind: "human" | "agent";
             /** @description Display name; for agents, the `agentName` that `@mentions` match. */
             name: string;
+        };
+        /**
+         * @description One item of a batch ack: the event id and the same optional `result` a single ack takes.
+         * @example {
+         *       "id": "evt_01JH7Z9QK3W5Y2",
+         *       "result": {
+         *         "outcome": "posted",
+         *         "messageId": "msg_a1b2c3"
+         *       }
+         *     }
+         */
+        BatchAckItem: {
+            id: string;
+            result?: components["schemas"]["AckResult"];
+        };
+        /**
+         * @description The item was not settled. `code` is a registry code with the meaning it has on the single ack:
+         *     `event_not_found` for an unknown id or another agent's event.
+         * @example {
+         *       "id": "evt_01JH7Z9QK3W5Y3",
+         *       "ok": false,
+         *       "code": "event_not_found"
+         *     }
+         */
+        BatchAckRefused: {
+            code: string;
+            id: string;
+            /** @enum {boolean} */
+            ok: false;
+        };
+        /**
+         * @description Ack up to 100 events in one request (feature `batch-ack`). Each item settles exactly as
+         *     `POST /events/{id}/ack` would settle it; the whole request is one store transaction. An item that
+         *     fails the schema fails the whole request with 400 `validation_failed` and settles nothing.
+         * @example {
+         *       "acks": [
+         *         {
+         *           "id": "evt_01JH7Z9QK3W5Y2",
+         *           "result": {
+         *             "outcome": "posted",
+         *             "messageId": "msg_a1b2c3"
+         *           }
+         *         },
+         *         {
+         *           "id": "evt_01JH7Z9QK3W5Y3"
+         *         }
+         *       ]
+         *     }
+         */
+        BatchAckRequest: {
+            acks: components["schemas"]["BatchAckItem"][];
+        };
+        /**
+         * @description One result per item of the request, in request order (duplicates included).
+         * @example {
+         *       "results": [
+         *         {
+         *           "id": "evt_01JH7Z9QK3W5Y2",
+         *           "ok": true
+         *         },
+         *         {
+         *           "id": "evt_01JH7Z9QK3W5Y3",
+         *           "ok": false,
+         *           "code": "event_not_found"
+         *         }
+         *       ]
+         *     }
+         */
+        BatchAckResponse: {
+            results: (components["schemas"]["BatchAckSettled"] | components["schemas"]["BatchAckRefused"])[];
+        };
+        /**
+         * @description The item was settled (or had been settled already).
+         * @example {
+         *       "id": "evt_01JH7Z9QK3W5Y2",
+         *       "ok": true
+         *     }
+         */
+        BatchAckSettled: {
+            id: string;
+            /** @enum {boolean} */
+            ok: true;
         };
         /**
          * @description One day's notes as stored.
@@ -448,14 +576,19 @@ export interface components {
          *         "renew",
          *         "decisions",
          *         "message-read",
-         *         "idempotency-key"
+         *         "idempotency-key",
+         *         "release",
+         *         "batch-ack",
+         *         "poll-replay"
          *       ]
          *     }
          */
         Info: {
             /**
              * @description Optional features implemented: `long-poll` (`waitSeconds`), `renew`, `decisions`,
-             *     `message-read` (`GET /pods/{podId}/messages`), `idempotency-key` (on `POST …/messages`).
+             *     `message-read` (`GET /pods/{podId}/messages`), `idempotency-key` (on `POST …/messages`),
+             *     `release` (`POST /events/{id}/release`), `batch-ack` (`POST /events/ack`), `poll-replay`
+             *     (`pollId` on `GET /events`).
              *     Unknown values are ignored by clients.
              */
             features: string[];
@@ -773,6 +906,48 @@ export interface components {
             visibility?: components["schemas"]["Visibility"];
         };
         /**
+         * @description Give a delivery back (feature `release`). `attempts` is the value the delivery carried and fences the
+         *     release exactly as it fences a renew. The delivery ends at once; the event is ready again
+         *     `delaySeconds` from now and the next poll after that returns it with `attempts + 1`, unless this
+         *     delivery used the last attempt, in which case the event becomes `failed` at once. Unknown fields are
+         *     ignored.
+         * @example {
+         *       "attempts": 1,
+         *       "delaySeconds": 60,
+         *       "reason": "model provider returned 503"
+         *     }
+         */
+        ReleaseRequest: {
+            /** Format: int32 */
+            attempts: number;
+            /**
+             * Format: int32
+             * @description Seconds before the event is ready again (0 makes it ready at once).
+             * @default 0
+             */
+            delaySeconds: number;
+            /** @description Why the driver gave the event back; kept with the event and shown to operators. */
+            reason?: string;
+        };
+        /**
+         * @description The release took effect. `status` says what became of the event: `pending` (it is ready again at
+         *     `availableAt`) or `failed` (the released delivery used the last attempt; the event is a dead letter,
+         *     kept and re-queueable by an operator). `availableAt` is present exactly when `status` is `pending`.
+         * @example {
+         *       "ok": true,
+         *       "status": "pending",
+         *       "availableAt": "2026-11-29T18:01:00Z"
+         *     }
+         */
+        ReleaseResponse: {
+            /** @description The instant from which a poll may return the event again. */
+            availableAt?: components["schemas"]["Timestamp"];
+            /** @enum {boolean} */
+            ok: true;
+            /** @enum {string} */
+            status: "pending" | "failed";
+        };
+        /**
          * @description Renew the lease of a delivery the caller holds. `attempts` is the value the delivery carried; it
          *     fences the renewal, so a driver whose lease was lost (expired and re-claimed by a later poll, or
          *     acked) gets 409 instead of extending someone else's lease.
@@ -963,7 +1138,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description 503: the kernel cannot serve now (`unavailable`); retry with backoff. */
+            /**
+             * @description 503: the kernel cannot serve now: its store is unreachable (`store_unavailable`) or it is stopping
+             *     (`unavailable`). Retry with backoff, waiting at least `Retry-After` seconds when it is set.
+             */
             503: {
                 headers: {
                     "Retry-After"?: number;
@@ -980,6 +1158,13 @@ export interface operations {
             query?: {
                 /** @description Most events to claim. */
                 limit?: number;
+                /**
+                 * @description Feature `poll-replay`: a driver-chosen id for this poll, reused on every retry of it. While the
+                 *     deliveries an earlier poll with the same `pollId` (by the same agent) made are still held, the
+                 *     kernel answers those same deliveries (same `attempts`, same `leaseExpiresAt`) and claims nothing
+                 *     new; once none of them is held it answers as a fresh poll. Use a new id for each new poll.
+                 */
+                pollId?: string;
                 /** @description Seconds to wait for an event when none is ready (0 returns at once). */
                 waitSeconds?: number;
             };
@@ -992,6 +1177,8 @@ export interface operations {
             /** @description The request has succeeded. */
             200: {
                 headers: {
+                    /** @description A poll claims, so no cache may store or serve its answer (always sent with `poll-replay`). */
+                    "Cache-Control"?: "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1035,7 +1222,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description 503: the kernel cannot serve now (`unavailable`); retry with backoff. */
+            /**
+             * @description 503: the kernel cannot serve now: its store is unreachable (`store_unavailable`) or it is stopping
+             *     (`unavailable`). Retry with backoff, waiting at least `Retry-After` seconds when it is set.
+             */
             503: {
                 headers: {
                     "Retry-After"?: number;
@@ -1135,7 +1325,122 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description 503: the kernel cannot serve now (`unavailable`); retry with backoff. */
+            /**
+             * @description 503: the kernel cannot serve now: its store is unreachable (`store_unavailable`) or it is stopping
+             *     (`unavailable`). Retry with backoff, waiting at least `Retry-After` seconds when it is set.
+             */
+            503: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    Events_release: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReleaseRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReleaseResponse"];
+                };
+            };
+            /** @description 400: the request is malformed or fails validation. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 401: missing, malformed, unknown or revoked token (`auth_required`, `token_malformed`, `token_unknown`, `token_revoked`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 404: no such resource for this agent (`event_not_found`, `route_not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 409: the delivery named by the request (renew, release) no longer holds the lease (`lease_lost`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 413: the body or the message content is too large (`body_too_large`, `content_too_large`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 415: a request body that is not `application/json` (`unsupported_media_type`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 429: rate limited (`rate_limited`); wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 500: a fault in the kernel (`internal_error`), never caused by request content. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description 503: the kernel cannot serve now: its store is unreachable (`store_unavailable`) or it is stopping
+             *     (`unavailable`). Retry with backoff, waiting at least `Retry-After` seconds when it is set.
+             */
             503: {
                 headers: {
                     "Retry-After"?: number;
@@ -1198,7 +1503,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description 409: the delivery named by the request no longer holds the lease (`lease_lost`). */
+            /** @description 409: the delivery named by the request (renew, release) no longer holds the lease (`lease_lost`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1244,7 +1549,102 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description 503: the kernel cannot serve now (`unavailable`); retry with backoff. */
+            /**
+             * @description 503: the kernel cannot serve now: its store is unreachable (`store_unavailable`) or it is stopping
+             *     (`unavailable`). Retry with backoff, waiting at least `Retry-After` seconds when it is set.
+             */
+            503: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    Events_ackMany: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BatchAckRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAckResponse"];
+                };
+            };
+            /** @description 400: the request is malformed or fails validation. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 401: missing, malformed, unknown or revoked token (`auth_required`, `token_malformed`, `token_unknown`, `token_revoked`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 413: the body or the message content is too large (`body_too_large`, `content_too_large`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 415: a request body that is not `application/json` (`unsupported_media_type`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 429: rate limited (`rate_limited`); wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 500: a fault in the kernel (`internal_error`), never caused by request content. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description 503: the kernel cannot serve now: its store is unreachable (`store_unavailable`) or it is stopping
+             *     (`unavailable`). Retry with backoff, waiting at least `Retry-After` seconds when it is set.
+             */
             503: {
                 headers: {
                     "Retry-After"?: number;
@@ -1311,7 +1711,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description 503: the kernel cannot serve now (`unavailable`); retry with backoff. */
+            /**
+             * @description 503: the kernel cannot serve now: its store is unreachable (`store_unavailable`) or it is stopping
+             *     (`unavailable`). Retry with backoff, waiting at least `Retry-After` seconds when it is set.
+             */
             503: {
                 headers: {
                     "Retry-After"?: number;
@@ -1378,7 +1781,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description 503: the kernel cannot serve now (`unavailable`); retry with backoff. */
+            /**
+             * @description 503: the kernel cannot serve now: its store is unreachable (`store_unavailable`) or it is stopping
+             *     (`unavailable`). Retry with backoff, waiting at least `Retry-After` seconds when it is set.
+             */
             503: {
                 headers: {
                     "Retry-After"?: number;
@@ -1467,7 +1873,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description 503: the kernel cannot serve now (`unavailable`); retry with backoff. */
+            /**
+             * @description 503: the kernel cannot serve now: its store is unreachable (`store_unavailable`) or it is stopping
+             *     (`unavailable`). Retry with backoff, waiting at least `Retry-After` seconds when it is set.
+             */
             503: {
                 headers: {
                     "Retry-After"?: number;
@@ -1556,7 +1965,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description 503: the kernel cannot serve now (`unavailable`); retry with backoff. */
+            /**
+             * @description 503: the kernel cannot serve now: its store is unreachable (`store_unavailable`) or it is stopping
+             *     (`unavailable`). Retry with backoff, waiting at least `Retry-After` seconds when it is set.
+             */
             503: {
                 headers: {
                     "Retry-After"?: number;
@@ -1638,7 +2050,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description 503: the kernel cannot serve now (`unavailable`); retry with backoff. */
+            /**
+             * @description 503: the kernel cannot serve now: its store is unreachable (`store_unavailable`) or it is stopping
+             *     (`unavailable`). Retry with backoff, waiting at least `Retry-After` seconds when it is set.
+             */
             503: {
                 headers: {
                     "Retry-After"?: number;
@@ -1752,7 +2167,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description 503: the kernel cannot serve now (`unavailable`); retry with backoff. */
+            /**
+             * @description 503: the kernel cannot serve now: its store is unreachable (`store_unavailable`) or it is stopping
+             *     (`unavailable`). Retry with backoff, waiting at least `Retry-After` seconds when it is set.
+             */
             503: {
                 headers: {
                     "Retry-After"?: number;

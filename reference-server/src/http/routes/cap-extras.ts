@@ -6,7 +6,16 @@ import type { DecisionBody } from "../../services/decisions.js";
 import { checks } from "../request-checks.js";
 import type { RouteDeps } from "../types.js";
 
-export const FEATURES = ["long-poll", "renew", "decisions", "message-read", "idempotency-key"];
+export const FEATURES = [
+  "long-poll",
+  "renew",
+  "decisions",
+  "message-read",
+  "idempotency-key",
+  "release",
+  "batch-ack",
+  "poll-replay",
+];
 
 export async function capExtraRoutes(app: FastifyInstance, { kernel, validators, profile }: RouteDeps) {
   const c = kernel.config;

@@ -15,6 +15,7 @@ import { NotificationListener } from "./listen.js";
 import { migrate, quoteIdent } from "./migrate.js";
 import { agentOps } from "./ops-agents.js";
 import { contentOps } from "./ops-content.js";
+import { deliveryOps } from "./ops-deliveries.js";
 import { eventOps } from "./ops-events.js";
 import { peopleOps } from "./ops-people.js";
 
@@ -47,7 +48,7 @@ const types: pg.CustomTypesConfig = {
 };
 
 function buildOps(db: Db): StoreOps {
-  return { ...peopleOps(db), ...agentOps(db), ...eventOps(db), ...contentOps(db) };
+  return { ...peopleOps(db), ...agentOps(db), ...eventOps(db), ...deliveryOps(db), ...contentOps(db) };
 }
 
 export interface PostgresStore extends Store {

@@ -117,6 +117,7 @@ export function eventOps(db: Db): EventOps {
       const rows = await db.query<{ lease_expires_at: number }>(
         `UPDATE events SET lease_expires_at = $4 + $5
           WHERE id = $1 AND agent_id = $2 AND state = 'leased' AND attempts = $3 AND lease_expires_at > $4
+            AND (release_attempts IS NULL OR release_attempts <> attempts)
           RETURNING lease_expires_at`,
         [eventId, agentId, attempts, now, leaseMs],
       );

@@ -115,6 +115,9 @@ export const toEvent = (r: R): EventRecord => ({
   result: r.result,
   failedAt: r.failed_at,
   failReason: r.fail_reason,
+  releasedAttempts: r.release_attempts ?? null,
+  releaseReason: r.release_reason ?? null,
+  availableAt: r.available_at ?? null,
 });
 
 export const toMessage = (r: R): MessageRecord => ({

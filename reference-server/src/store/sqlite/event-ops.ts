@@ -44,7 +44,8 @@ export function eventOps({ db, notify }: SqliteContext): EventOps {
     ),
     renew: db.prepare(
       `UPDATE events SET lease_expires_at = @leaseUntil
-       WHERE id = @id AND agent_id = @agentId AND state = 'leased' AND attempts = @attempts AND lease_expires_at > @now`,
+       WHERE id = @id AND agent_id = @agentId AND state = 'leased' AND attempts = @attempts AND lease_expires_at > @now
+         AND (release_attempts IS NULL OR release_attempts <> attempts)`,
     ),
     nextExpiry: db.prepare(
       `SELECT MIN(lease_expires_at) AS next FROM events INDEXED BY events_ready

@@ -13,6 +13,7 @@ import Database from "better-sqlite3";
 import type { Store, StoreOps } from "../contract.js";
 import { agentOps } from "./agent-ops.js";
 import { contentOps } from "./content-ops.js";
+import { deliveryOps } from "./delivery-ops.js";
 import { eventOps } from "./event-ops.js";
 import { migrate } from "./migrate.js";
 import { peopleOps } from "./people-ops.js";
@@ -77,7 +78,13 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
       else emit([agentId]);
     },
   };
-  const sync: SyncOps = { ...peopleOps(ctx), ...agentOps(ctx), ...eventOps(ctx), ...contentOps(ctx) };
+  const sync: SyncOps = {
+    ...peopleOps(ctx),
+    ...agentOps(ctx),
+    ...eventOps(ctx),
+    ...deliveryOps(ctx),
+    ...contentOps(ctx),
+  };
   const lock = new TxLock();
 
   const txOps = {} as Record<string, AnyFn>;

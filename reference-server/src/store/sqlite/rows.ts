@@ -86,6 +86,9 @@ export function toEvent(r: Row): EventRecord {
     result: parse(r.result),
     failedAt: r.failed_at,
     failReason: r.fail_reason,
+    releasedAttempts: r.release_attempts ?? null,
+    releaseReason: r.release_reason ?? null,
+    availableAt: r.available_at ?? null,
   };
 }
 

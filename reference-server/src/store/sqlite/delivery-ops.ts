@@ -1,0 +1,89 @@
+/**
+ * SQLite ops for the queue verbs added after the first release: release (a delivery given back, ready
+ * again at `availableAt`), batch ack (one transaction), and the deliveries of a `pollId` (retry-safe polls).
+ * A released delivery keeps state `leased` with its lease moved to `availableAt` and `release_attempts =
+ * attempts`, so claim, retire and lease-expiry wake-ups need no change (see migrations/002).
+ */
+import type { DeliveryOpName, ReleaseResult } from "../contract.js";
+import { json, type Row, toEvent } from "./rows.js";
+import type { SqliteContext, SyncOps } from "./types.js";
+
+type DeliveryOps = Pick<SyncOps, DeliveryOpName>;
+
+/** The delivery named by `attempts` holds the lease: the fence renew and release share. */
+const HELD = `state = 'leased' AND lease_expires_at > @now
+  AND (release_attempts IS NULL OR release_attempts <> attempts)`;
+
+export function deliveryOps({ db, notify }: SqliteContext): DeliveryOps {
+  const q = {
+    get: db.prepare("SELECT * FROM events WHERE id = ?"),
+    release: db.prepare(
+      `UPDATE events SET lease_expires_at = @availableAt, available_at = @availableAt,
+         release_attempts = attempts, release_reason = @reason
+       WHERE id = @id AND agent_id = @agentId AND attempts = @attempts AND ${HELD}
+         AND attempts - attempt_base < @maxAttempts`,
+    ),
+    releaseLast: db.prepare(
+      `UPDATE events SET state = 'failed', failed_at = @now, fail_reason = 'released', lease_expires_at = @now,
+         release_attempts = attempts, release_reason = @reason
+       WHERE id = @id AND agent_id = @agentId AND attempts = @attempts AND ${HELD}
+         AND attempts - attempt_base >= @maxAttempts`,
+    ),
+    ack: db.prepare(
+      `UPDATE events SET state = 'acked', acked_at = @now, result = @result
+       WHERE id = @id AND agent_id = @agentId AND state != 'acked'`,
+    ),
+    own: db.prepare("SELECT 1 FROM events WHERE id = ? AND agent_id = ?"),
+    pollDeliveries: db.prepare(
+      `SELECT * FROM events INDEXED BY events_poll
+       WHERE agent_id = @agentId AND poll_id = @pollId AND state = 'leased' AND poll_id IS NOT NULL
+         AND poll_attempts = attempts AND ${HELD}
+       ORDER BY seq`,
+    ),
+    tag: db.prepare(
+      "UPDATE events SET poll_id = @pollId, poll_attempts = attempts WHERE id = @id AND agent_id = @agentId",
+    ),
+  };
+
+  const releaseTx = db.transaction((input: Parameters<SyncOps["releaseEvent"]>[0]): ReleaseResult => {
+    const args = {
+      id: input.eventId,
+      agentId: input.agentId,
+      attempts: input.attempts,
+      now: input.now,
+      availableAt: input.availableAt,
+      maxAttempts: input.maxAttempts,
+      reason: input.reason,
+    };
+    if (q.release.run(args).changes === 1) {
+      notify(input.agentId);
+      return { status: "released", availableAt: input.availableAt };
+    }
+    if (q.releaseLast.run(args).changes === 1) return { status: "failed" };
+    const row = q.get.get(input.eventId) as Row | undefined;
+    return !row || row.agent_id !== input.agentId ? { status: "not_found" } : { status: "lease_lost" };
+  });
+
+  const ackManyTx = db.transaction(({ agentId, items, now }: Parameters<SyncOps["ackEvents"]>[0]) =>
+    items.map(({ eventId, result }) => {
+      if (q.ack.run({ id: eventId, agentId, now, result: json(result) }).changes === 1) return true;
+      return q.own.get(eventId, agentId) !== undefined;
+    }),
+  );
+
+  const tagTx = db.transaction(
+    ({ agentId, pollId, eventIds }: Parameters<SyncOps["tagPollDeliveries"]>[0]) => {
+      for (const id of eventIds) q.tag.run({ id, agentId, pollId });
+    },
+  );
+
+  return {
+    releaseEvent: (input) => releaseTx(input),
+    ackEvents: (input) => ackManyTx(input),
+    // One writer at a time (BEGIN IMMEDIATE) already serialises callers with the same pollId.
+    findPollDeliveries: (input) => (q.pollDeliveries.all(input) as Row[]).map(toEvent),
+    tagPollDeliveries: (input) => {
+      if (input.eventIds.length > 0) tagTx(input);
+    },
+  };
+}
