@@ -63,6 +63,20 @@ async function messages(k: TestKernel): Promise<Message[]> {
   return (await k.admin.get(`/api/pods/${k.podId}/messages?limit=100`)).messages;
 }
 
+async function uninstall(k: TestKernel, agent: string) {
+  const res = await fetch(`${k.url}/api/registry/pods/${k.podId}/agents/${agent}`, {
+    method: "DELETE",
+    headers: { authorization: `Bearer ${k.human.token}` },
+  });
+  expect(res.status).toBe(200);
+}
+
+const exitOf = (p: Spawned) =>
+  new Promise<number | null>((resolve) => {
+    if (p.child.exitCode !== null) resolve(p.child.exitCode);
+    else p.child.once("exit", (code) => resolve(code));
+  });
+
 function cliDriver(k: TestKernel, agent: string) {
   return spawnProcess(process.execPath, [CLI_RUN], {
     env: {
@@ -146,6 +160,16 @@ describe("the deployed CLI (stub adapter) against --profile production", () => {
     await ackedEvent(k, "cli-agent", injected.id);
     expect(steps(cli).some((s) => s.step === "posted" && s.id === injected.id)).toBe(false);
   });
+
+  it("stops after three refused polls once its agent is uninstalled (its token revoked)", async () => {
+    await uninstall(k, "cli-agent");
+    expect(await exitOf(cli)).toBe(2);
+    expect(
+      steps(cli)
+        .filter((s) => s.step === "poll-refused")
+        .map((s) => s.status),
+    ).toEqual([401, 401, 401]);
+  });
 });
 
 describe("the deployed Python SDK against --profile production", () => {
@@ -194,6 +218,16 @@ describe("the deployed Python SDK against --profile production", () => {
     await stepOf(py, "heartbeat", injected.id);
     expect(await stepOf(py, "acked", injected.id)).toMatchObject({ outcome: "no_action", status: 200 });
     await ackedEvent(k, "py-agent", injected.id);
+  });
+
+  it("exits after three refused polls once its agent is uninstalled (its token revoked)", async () => {
+    await uninstall(k, "py-agent");
+    expect(await exitOf(py)).toBe(2);
+    expect(
+      steps(py)
+        .filter((s) => s.step === "poll-refused")
+        .map((s) => s.status),
+    ).toEqual([401, 401, 401]);
   });
 });
 
