@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import {
   clockOffset,
   countByState,
+  delayRemainingMs,
+  formatAvailableIn,
   formatCountdown,
   leaseRemainingMs,
   parsePayload,
@@ -31,6 +33,43 @@ describe("lease countdown on the kernel's clock", () => {
     [125_000, "2 min 05 s"],
   ])("formats %j ms as %j", (ms, want) => {
     expect(formatCountdown(ms)).toBe(want);
+  });
+});
+
+describe("release delay countdown", () => {
+  const now = Date.parse("2026-11-29T12:00:00.000Z");
+  // given an event as the queue view lists it, want the ms until it is ready again and the label.
+  const cases: Array<[string, { state: string; availableAt?: string | null }, number | null, string]> = [
+    [
+      "a pending event released with 30 s left",
+      { state: "pending", availableAt: "2026-11-29T12:00:30.000Z" },
+      30_000,
+      "in 30.0 s",
+    ],
+    [
+      "a pending event whose delay has ended",
+      { state: "pending", availableAt: "2026-11-29T11:59:00.000Z" },
+      null,
+      "ready",
+    ],
+    ["a never released event", { state: "pending", availableAt: null }, null, "ready"],
+    [
+      "a leased event released before",
+      { state: "leased", availableAt: "2026-11-29T12:00:30.000Z" },
+      null,
+      "ready",
+    ],
+  ];
+  for (const [name, event, ms, label] of cases) {
+    it(`says ${label} for ${name}`, () => {
+      expect(delayRemainingMs(event, 0, now)).toBe(ms);
+      expect(formatAvailableIn(delayRemainingMs(event, 0, now))).toBe(label);
+    });
+  }
+
+  it("counts on the kernel's clock", () => {
+    const event = { state: "pending", availableAt: "2026-11-29T12:00:30.000Z" };
+    expect(delayRemainingMs(event, 10_000, now)).toBe(20_000);
   });
 });
 

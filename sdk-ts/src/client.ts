@@ -7,12 +7,15 @@
 import createClient, { type Client } from "openapi-fetch";
 import { CapHttpError, CapSdkError } from "./errors.js";
 import type { paths } from "./generated/cap-v1.js";
+import { MAX_BATCH_ACK, newPollId, noSuchRoute, randomKey } from "./internal/ids.js";
 import * as read from "./internal/lenient.js";
 import { fnv1a, realSleep, type Sleep } from "./internal/time.js";
 import { type Answer, type Call, execute, type RetryPolicy } from "./internal/transport.js";
 import type {
   AckResponse,
   AckResult,
+  BatchAckItem,
+  BatchAckResponse,
   DecisionRequest,
   DecisionResponse,
   EventList,
@@ -23,6 +26,8 @@ import type {
   PostMessageResponse,
   PutMemoryRequest,
   PutMemoryResponse,
+  ReleaseRequest,
+  ReleaseResponse,
   RenewResponse,
   SyncMemoryRequest,
   SyncMemoryResponse,
@@ -80,12 +85,6 @@ export interface PostMessageResult extends PostMessageResponse {
   replayed: boolean;
 }
 
-function randomKey(): string {
-  if (typeof crypto.randomUUID === "function") return crypto.randomUUID();
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
 /** A typed client for one agent's CAP routes on one kernel. */
 export class CapClient {
   /** The kernel origin requests go to. */
@@ -128,17 +127,25 @@ export class CapClient {
     if (typeof this.#validateOption === "function") this.#validator = this.#validateOption;
   }
 
-  /** `GET /events`: claim up to `limit` ready events; with `waitSeconds`, long-poll for one. */
+  /**
+   * `GET /events`: claim up to `limit` ready events; with `waitSeconds`, long-poll for one. Every poll
+   * carries a `pollId` (a fresh one unless you pass yours), and the client's own retries of the poll
+   * send the same one: on a kernel with `poll-replay` a retry after a lost answer gets the same
+   * deliveries back instead of leaving them stranded under a lease. Kernels without it ignore the
+   * parameter; there a lost answer still costs its events one attempt and one lease (they come back),
+   * and the retry claims only events that were ready anyway, so retrying is never worse than not.
+   */
   async poll(
-    query: { limit?: number; waitSeconds?: number } = {},
+    query: { limit?: number; waitSeconds?: number; pollId?: string } = {},
     options: RequestOptions = {},
   ): Promise<EventList> {
     const op = "GET /events";
+    const params = { query: { ...query, pollId: query.pollId ?? newPollId() } };
     const { data } = await this.#call(
       op,
       true,
       options,
-      (signal) => this.raw.GET(`${BASE}/events`, { params: { query }, signal }),
+      (signal) => this.raw.GET(`${BASE}/events`, { params, signal }),
       (query.waitSeconds ?? 0) * 1000,
     );
     await this.#check(op, "EventList", data);
@@ -157,6 +164,75 @@ export class CapClient {
     );
     await this.#check(op, "AckResponse", data);
     return { ok: true };
+  }
+
+  /**
+   * `POST /events/ack` (feature `batch-ack`): ack several events, each settled as `ack` settles it;
+   * one result per item, in order (`{id, ok: true}` or `{id, ok: false, code}`). More than 100 items
+   * go in several requests. On a kernel without the route (404 other than `event_not_found`, 405,
+   * 501) it falls back to one `ack` per item, with the same results. Acks are idempotent, so after a
+   * rejection (`CapSdkError` or `CapHttpError`) the whole call can simply be repeated.
+   */
+  async ackMany(acks: BatchAckItem[], options: RequestOptions = {}): Promise<BatchAckResponse> {
+    const results: BatchAckResponse["results"] = [];
+    for (let i = 0; i < acks.length; i += MAX_BATCH_ACK) {
+      const chunk = acks.slice(i, i + MAX_BATCH_ACK);
+      try {
+        results.push(...(await this.#ackBatch(chunk, options)));
+      } catch (error) {
+        if (!noSuchRoute(error)) throw error;
+        results.push(...(await this.#ackEach(acks.slice(i), options)));
+        break;
+      }
+    }
+    return { results };
+  }
+
+  async #ackBatch(acks: BatchAckItem[], options: RequestOptions): Promise<BatchAckResponse["results"]> {
+    const op = "POST /events/ack";
+    const { data } = await this.#call(op, true, options, (signal) =>
+      this.raw.POST(`${BASE}/events/ack`, { body: { acks }, signal }),
+    );
+    await this.#check(op, "BatchAckResponse", data);
+    return read.readBatchAck(
+      op,
+      data,
+      acks.map((a) => a.id),
+    );
+  }
+
+  async #ackEach(acks: BatchAckItem[], options: RequestOptions): Promise<BatchAckResponse["results"]> {
+    const results: BatchAckResponse["results"] = [];
+    for (const { id, result } of acks) {
+      try {
+        await this.ack(id, result, options);
+        results.push({ id, ok: true });
+      } catch (error) {
+        if (!(error instanceof CapHttpError)) throw error;
+        results.push({ id, ok: false, code: error.code });
+      }
+    }
+    return results;
+  }
+
+  /**
+   * `POST /events/{id}/release` (feature `release`): give back the delivery `attempts` of an event you
+   * hold; it is ready again `delaySeconds` (0–900) from now, or `failed` when that delivery used the
+   * last attempt. 409 `lease_lost` when that delivery no longer holds the lease — also the answer to a
+   * retry whose first attempt took effect, so after a 409 the event is not yours either way.
+   */
+  async release(
+    id: string,
+    body: Omit<ReleaseRequest, "delaySeconds"> & { delaySeconds?: number },
+    options: RequestOptions = {},
+  ): Promise<ReleaseResponse> {
+    const op = "POST /events/{id}/release";
+    const request = { ...body, delaySeconds: body.delaySeconds ?? 0 };
+    const { data } = await this.#call(op, true, options, (signal) =>
+      this.raw.POST(`${BASE}/events/{id}/release`, { params: { path: { id } }, body: request, signal }),
+    );
+    await this.#check(op, "ReleaseResponse", data);
+    return read.readRelease(op, data);
   }
 
   /** `POST /events/{id}/renew`: extend the lease of the delivery `attempts`; 409 `lease_lost` when gone. */

@@ -56,7 +56,8 @@ export interface HandlerContext {
 }
 
 /**
- * Handles one event. Throwing means "not handled": no ack, the batch stops, the retry circuit applies.
+ * Handles one event. Throwing means "not handled": no ack, the batch stops, the retry circuit applies
+ * (and, on a kernel with `release`, the event is given back to come back when the circuit's probe is due).
  * (Declared as a method so a handler of a documented type also fits where any event handler goes.)
  */
 export type EventHandler<E = Event> = {
@@ -78,23 +79,40 @@ export interface HandlerMap {
 }
 
 /** Where a non-fatal failure happened. */
-export type DriverStage = "handler" | "ack" | "renew" | "info" | "store";
+export type DriverStage = "handler" | "ack" | "renew" | "release" | "info" | "store";
 
 /** Hooks for logging and metrics. The driver prints nothing itself; a hook that throws is ignored. */
 export interface DriverHooks {
   /** An event was received (before dedup and dispatch). */
   onEvent?(event: Event): void;
-  /** An ack went out; `duplicate` when the event had been handled before and the handler was not run. */
+  /**
+   * An ack was accepted (alone, or as an item of a batch ack); `duplicate` when the event had been
+   * handled before and the handler was not run.
+   */
   onAck?(info: { event: Event; result: AckResult; duplicate: boolean }): void;
-  /** A handler, ack, renew, info or store call failed; the loop goes on. */
+  /**
+   * An event was given back to the kernel (feature `release`): a failed handler's event with the
+   * circuit's delay, the unstarted rest of its batch, or what was not started or finished at stop
+   * (delay 0). `status` is `failed` when the released delivery used the event's last attempt.
+   */
+  onRelease?(info: {
+    event: Event;
+    delaySeconds: number;
+    reason: string;
+    status: "pending" | "failed";
+  }): void;
+  /** A handler, ack, renew, release, info or store call failed; the loop goes on. */
   onError?(info: { stage: DriverStage; error: unknown; event?: Event; failureClass?: FailureClass }): void;
   /** The retry circuit decided a delay after a handler failure. */
   onCircuit?(info: CircuitDecision & { eventId: string }): void;
   /** A poll failed; the next one waits `delayMs`. `consecutive` 401/403 answers stop the driver at 3. */
   onPollError?(info: { error: unknown; consecutive: number; delayMs: number }): void;
-  /** A lease was renewed while a handler ran. */
+  /** The lease of a held event (running, or fetched and waiting) was renewed. */
   onRenew?(info: { event: Event; leaseExpiresAt: string }): void;
-  /** The lease of a running handler was lost; its signal was aborted and the event will not be acked. */
+  /**
+   * The lease of a held event was lost: a running handler's signal was aborted, a waiting event will
+   * not be started; neither is acked.
+   */
   onLeaseLost?(info: { event: Event; error: unknown }): void;
   /** The driver chose (or fell back to) interval polling or long-polling. */
   onPollMode?(info: { mode: "long-poll" | "interval"; reason: string }): void;
@@ -118,11 +136,11 @@ export interface DriverOptions extends DriverHooks {
   concurrency?: number;
   /** Handled-ids store (default a `MemoryHandledStore` of 1000 ids). */
   store?: HandledStore;
-  /** Renew the lease once a handler has run this fraction of it (default 0.5). */
+  /** Renew each held lease once this fraction of it has passed (default 0.5). */
   renewAt?: number;
   /** Lease length to assume when neither `/info` nor `leaseExpiresAt` says (default 30 s). */
   leaseSeconds?: number;
-  /** How long a running handler may finish after `signal` aborts before it is released (default 10 s). */
+  /** How long a running handler may finish after `signal` aborts before it is given up and released (default 10 s). */
   shutdownTimeoutMs?: number;
   /** Seeds the stable 0–20 % delay offset (default: the client's token fingerprint). */
   agentKey?: string;
@@ -143,6 +161,11 @@ export interface DriverSummary {
   skipped: number;
   /** Handler failures (no ack). */
   failures: number;
-  /** Events given up without an ack: lease lost, or shutdown before the handler finished. */
+  /**
+   * Events given up without an ack and without a handler result: the lease was lost (running or
+   * waiting), or the shutdown grace ran out before the handler finished.
+   */
   released: number;
+  /** Events handed back with the `release` verb (see `onRelease`). */
+  returned: number;
 }

@@ -1,23 +1,24 @@
 /**
  * `runDriver`: the poll → dedup → handle → ack loop every CAP driver needs, done once and right.
- * Long-poll with a fallback to interval polling, serial handling (or opt-in concurrency with a
- * per-pod lock), lease renewal while a handler runs, a handled-ids store so redeliveries are
- * re-acked without running the handler, the ADR-005 retry circuit after handler failures, poll
- * backoff that never gives up except on three consecutive 401/403, and a graceful stop.
+ * Long-poll with a fallback to interval polling, polls retry-safe by `pollId`, serial handling (or
+ * opt-in concurrency with a per-pod lock), renewal of every lease it holds (the running event and
+ * the fetched ones still waiting), a handled-ids store so redeliveries are re-acked without running
+ * the handler, the ADR-005 retry circuit after handler failures (the failed event released to come
+ * back when the probe is due), batch acks where the kernel has them, poll backoff that never gives
+ * up except on three consecutive 401/403, and a graceful stop that releases what it did not start.
  * It prints nothing (hooks report everything) and never acks an event whose handler did not finish.
  */
 
 import type { DriverHooks, DriverOptions, DriverSummary, EventHandler } from "./driver-types.js";
-import { CapHttpError, CapSdkError } from "./errors.js";
+import { CapHttpError, type CapSdkError } from "./errors.js";
 import { type HandledStore, MemoryHandledStore } from "./handled-store.js";
-import { CIRCUIT_CEILING_MS, classifyFailure, RetryCircuit } from "./internal/circuit.js";
-import type { LeaseKeeper } from "./internal/lease.js";
+import { classifyFailure, RetryCircuit } from "./internal/circuit.js";
+import { LeaseSet } from "./internal/lease.js";
+import { Poller } from "./internal/poller.js";
+import { delaySecondsOf, Settler } from "./internal/settle.js";
 import { type Clock, realClock, realSleep, type Sleep, stableJitter } from "./internal/time.js";
 import { runTurn } from "./internal/turn.js";
 import type { AckResult, Event, Info } from "./types.js";
-
-/** A long-poll answered empty faster than this (or a quarter of the wait) did not wait. */
-const FAST_EMPTY_MS = 1000;
 
 /** The production kernel's names for documented types: a map without a handler for one uses the CAP one. */
 const PRODUCTION_ALIASES: Record<string, string> = {
@@ -50,15 +51,15 @@ class DriverLoop {
     skipped: 0,
     failures: 0,
     released: 0,
+    returned: 0,
   };
   #info: Info | undefined;
   #infoSettled = false;
-  #limit: number;
-  #wait: number;
-  #fastEmpties = 0;
-  #pollFailures = 0;
-  #authFailures = 0;
-  #renewSupported = true;
+  readonly #poller: Poller;
+  readonly #leases: LeaseSet;
+  readonly #settler: Settler;
+  /** Running handlers by event id, to abort one whose lease is lost. */
+  readonly #turns = new Map<string, AbortController>();
 
   constructor(options: DriverOptions) {
     this.#o = options;
@@ -69,8 +70,36 @@ class DriverLoop {
     this.#jitter = stableJitter(options.agentKey ?? options.client.fingerprint);
     this.#interval = options.pollIntervalMs ?? 5000;
     this.#circuit = new RetryCircuit(this.#interval, this.#jitter);
-    this.#limit = options.limit ?? 10;
-    this.#wait = options.waitSeconds ?? 20;
+    this.#poller = new Poller(
+      {
+        client: options.client,
+        stop: this.#stop,
+        clock: this.#clock,
+        sleep: this.#sleep,
+        interval: this.#interval,
+        jitter: this.#jitter,
+        onPollMode: (info) => this.#emit("onPollMode", info),
+        onPollError: (info) => this.#emit("onPollError", info),
+      },
+      options.limit ?? 10,
+      options.waitSeconds ?? 20,
+    );
+    this.#leases = new LeaseSet({
+      client: options.client,
+      clock: this.#clock,
+      sleep: this.#sleep,
+      renewAt: options.renewAt ?? 0.5,
+      leaseMs: (event) => this.#leaseMs(event),
+      onRenew: (event, leaseExpiresAt) => this.#emit("onRenew", { event, leaseExpiresAt }),
+      onError: (event, error) => this.#emit("onError", { stage: "renew", error, event }),
+      onLost: (event, error) => this.#onLost(event, error),
+      onUnsupported: () => {},
+    });
+    this.#settler = new Settler(options.client, {
+      onAck: ({ event, result, duplicate }) => this.#emit("onAck", { event, result, duplicate }),
+      onError: (stage, error, event) => this.#emit("onError", { stage, error, event }),
+      onRelease: (info) => this.#emit("onRelease", info),
+    });
   }
 
   #emit<K extends keyof DriverHooks>(hook: K, arg: Parameters<NonNullable<DriverHooks[K]>>[0]): void {
@@ -82,24 +111,37 @@ class DriverLoop {
   }
 
   async run(): Promise<DriverSummary> {
+    try {
+      await this.#loop();
+    } finally {
+      // Acks of finished handlers go out even when the loop ends by auth_stopped.
+      await this.#settler.drain();
+      this.#leases.close();
+    }
+    return this.#summary;
+  }
+
+  async #loop(): Promise<void> {
     let announced = false;
     while (!this.#stop.aborted) {
       if (!this.#infoSettled) await this.#loadInfo();
       if (!announced && !this.#stop.aborted) {
         announced = true;
         const reason = this.#info ? "from /info" : "no /info; trying long-poll";
-        this.#emit("onPollMode", { mode: this.#wait > 0 ? "long-poll" : "interval", reason });
+        this.#emit("onPollMode", { mode: this.#poller.wait > 0 ? "long-poll" : "interval", reason });
       }
-      const events = await this.#poll();
+      this.#summary.polls++;
+      const events = await this.#poller.poll();
       if (events === undefined) continue;
       if (events.length === 0) {
-        if (this.#wait === 0) await this.#sleep(this.#interval, this.#stop);
+        if (this.#poller.wait === 0) await this.#sleep(this.#interval, this.#stop);
         continue;
       }
       const delay = await this.#runBatch(events);
+      // Every ack of this batch is out before the next poll: none waits on a poll or a circuit.
+      await this.#settler.drain();
       if (delay > 0) await this.#sleep(delay, this.#stop);
     }
-    return this.#summary;
   }
 
   async #loadInfo(): Promise<void> {
@@ -107,9 +149,14 @@ class DriverLoop {
       const info = await this.#o.client.info({ signal: this.#stop, retries: 0 });
       this.#info = info;
       this.#infoSettled = true;
-      this.#limit = Math.max(1, Math.min(this.#limit, info.maxLimit));
-      this.#wait = info.features.includes("long-poll") ? Math.min(this.#wait, info.maxWaitSeconds) : 0;
-      this.#renewSupported = info.features.includes("renew");
+      const poller = this.#poller;
+      poller.limit = Math.max(1, Math.min(poller.limit, info.maxLimit));
+      poller.wait = info.features.includes("long-poll") ? Math.min(poller.wait, info.maxWaitSeconds) : 0;
+      if (!info.features.includes("renew")) this.#leases.stopRenewing();
+      // Only what /info advertises: a kernel without /info (the production one) gets per-event
+      // acks and no releases.
+      this.#settler.batchAck = info.features.includes("batch-ack");
+      this.#settler.release = info.features.includes("release");
     } catch (error) {
       // No /info (the production kernel has none): learn by trying. Other failures: ask again next time.
       if (
@@ -125,92 +172,62 @@ class DriverLoop {
     }
   }
 
-  /** One poll. `undefined` when it failed (the backoff has been slept) or the driver is stopping. */
-  async #poll(): Promise<Event[] | undefined> {
-    const started = this.#clock();
-    this.#summary.polls++;
-    try {
-      const { events } = await this.#o.client.poll(
-        { limit: this.#limit, ...(this.#wait > 0 ? { waitSeconds: this.#wait } : {}) },
-        { signal: this.#stop, retries: 0 },
-      );
-      this.#pollFailures = 0;
-      this.#authFailures = 0;
-      this.#detectIgnoredWait(events.length, this.#clock() - started);
-      return events;
-    } catch (error) {
-      if (this.#stop.aborted) return undefined;
-      const auth = error instanceof CapHttpError && (error.status === 401 || error.status === 403);
-      this.#authFailures = auth ? this.#authFailures + 1 : 0;
-      if (this.#authFailures >= 3) {
-        throw new CapSdkError(
-          "auth_stopped",
-          `stopped after 3 consecutive ${(error as CapHttpError).status} answers to polls ` +
-            `(${(error as CapHttpError).code}): the token was revoked or the agent uninstalled; re-attach it`,
-          { cause: error },
-        );
-      }
-      if (this.#wait > 0 && error instanceof CapHttpError && error.status === 400) {
-        this.#wait = 0;
-        this.#emit("onPollMode", {
-          mode: "interval",
-          reason: `the kernel rejected waitSeconds (${error.code})`,
-        });
-      }
-      this.#pollFailures++;
-      const base = Math.min(this.#interval * 2 ** (this.#pollFailures - 1), CIRCUIT_CEILING_MS);
-      const delayMs = Math.round(base * (1 + this.#jitter));
-      this.#emit("onPollError", {
-        error,
-        consecutive: auth ? this.#authFailures : this.#pollFailures,
-        delayMs,
-      });
-      await this.#sleep(delayMs, this.#stop);
-      return undefined;
-    }
-  }
-
-  /** The production kernel ignores `waitSeconds`: two empty answers far faster than the wait mean no long-poll. */
-  #detectIgnoredWait(count: number, elapsedMs: number): void {
-    if (this.#wait === 0 || count > 0) return;
-    const threshold = Math.min(FAST_EMPTY_MS, this.#wait * 250);
-    if (elapsedMs >= threshold) {
-      this.#fastEmpties = 0;
-      return;
-    }
-    if (++this.#fastEmpties < 2) return;
-    this.#wait = 0;
-    this.#emit("onPollMode", {
-      mode: "interval",
-      reason: `two empty polls answered in under ${threshold} ms: waitSeconds is ignored`,
-    });
-  }
-
-  /** Handles a batch; returns the circuit delay after a handler failure, else 0. */
+  /**
+   * Handles a batch; returns the circuit delay after a handler failure, else 0. Every event is held
+   * (renewed) from the poll until it is acked, given back or lost; what was not started — after a
+   * failure, on stop, or because its lease was lost while it waited — is never run, and what this
+   * driver still holds of it is released at once.
+   */
   async #runBatch(events: Event[]): Promise<number> {
+    for (const event of events) this.#leases.hold(event);
     const concurrency = Math.max(1, this.#o.concurrency ?? 1);
     let failureDelay = 0;
     let stopBatch = false;
+    const started = new Set<string>();
+    const givingBack: Array<Promise<void>> = [];
+    // At once, not after the running handler: a waiting event must not sit out a minutes-long turn.
+    const releaseRest = () => {
+      const why = this.#stop.aborted
+        ? "not started: the driver is stopping"
+        : "not started: an earlier event of the batch failed and the retry circuit is waiting";
+      for (const e of events)
+        if (!started.has(e.id) && this.#leases.holds(e.id)) givingBack.push(this.#giveBack(e, 0, why));
+    };
+    this.#stop.addEventListener("abort", releaseRest, { once: true });
     const tails = new Map<string, Promise<void>>();
     const running = new Set<Promise<void>>();
-    for (const event of events) {
-      if (stopBatch || this.#stop.aborted) break;
-      while (running.size >= concurrency) await Promise.race(running);
-      if (stopBatch || this.#stop.aborted) break;
-      const task = (tails.get(event.podId) ?? Promise.resolve()).then(async () => {
-        if (stopBatch || this.#stop.aborted) return;
-        const delay = await this.#process(event);
-        if (delay !== undefined) {
-          stopBatch = true;
-          failureDelay = Math.max(failureDelay, delay);
-        }
-      });
-      tails.set(event.podId, task);
-      running.add(task);
-      void task.then(() => running.delete(task));
+    try {
+      for (const event of events) {
+        if (stopBatch || this.#stop.aborted) break;
+        while (running.size >= concurrency) await Promise.race(running);
+        if (stopBatch || this.#stop.aborted) break;
+        const task = (tails.get(event.podId) ?? Promise.resolve()).then(async () => {
+          if (stopBatch || this.#stop.aborted || !this.#leases.holds(event.id)) return;
+          started.add(event.id);
+          const delay = await this.#process(event);
+          if (delay !== undefined) {
+            stopBatch = true;
+            failureDelay = Math.max(failureDelay, delay);
+            releaseRest();
+          }
+        });
+        tails.set(event.podId, task);
+        running.add(task);
+        void task.then(() => running.delete(task));
+      }
+      await Promise.all(running);
+    } finally {
+      this.#stop.removeEventListener("abort", releaseRest);
     }
-    await Promise.all(running);
+    releaseRest();
+    await Promise.all(givingBack);
     return failureDelay;
+  }
+
+  /** Stop holding `event` and hand it back to the kernel (when it can take it back). */
+  async #giveBack(event: Event, delaySeconds: number, reason: string): Promise<void> {
+    this.#leases.drop(event.id);
+    if (await this.#settler.giveBack(event, delaySeconds, reason)) this.#summary.returned++;
   }
 
   #handlerFor(type: string): EventHandler | undefined {
@@ -242,6 +259,7 @@ class DriverLoop {
     let lastMessageId: string | undefined;
     let posted = false;
     const handlerAbort = new AbortController();
+    this.#turns.set(event.id, handlerAbort);
     const outcome = await runTurn({
       event,
       handler,
@@ -250,14 +268,16 @@ class DriverLoop {
       stop: this.#stop,
       sleep: this.#sleep,
       shutdownTimeoutMs: this.#o.shutdownTimeoutMs ?? 10_000,
-      lease: this.#renewSupported ? this.#leaseKeeper(event, handlerAbort) : undefined,
       onPosted: (id) => {
         posted = true;
         lastMessageId = id || lastMessageId;
       },
     });
-    if (outcome.kind === "released") {
+    this.#turns.delete(event.id);
+    if (outcome.kind === "given_up") {
       this.#summary.released++;
+      if (this.#leases.holds(event.id))
+        await this.#giveBack(event, 0, "the driver stopped before the handler finished");
       return undefined;
     }
     if (outcome.kind === "failed") {
@@ -266,6 +286,14 @@ class DriverLoop {
       const decision = this.#circuit.failure(failureClass);
       this.#emit("onError", { stage: "handler", error: outcome.error, event, failureClass });
       this.#emit("onCircuit", { ...decision, eventId: event.id });
+      // Back when the circuit's probe is due, not when the lease would have ended; when stopping
+      // (a killed handler fails too) at once: the circuit is this process's, and it is ending.
+      const message = outcome.error instanceof Error ? outcome.error.message : String(outcome.error);
+      await this.#giveBack(
+        event,
+        this.#stop.aborted ? 0 : delaySecondsOf(decision.delayMs),
+        `handler failed (${failureClass}, ${decision.consecutive} in a row): ${message}`,
+      );
       return decision.delayMs;
     }
     this.#circuit.reset();
@@ -282,29 +310,21 @@ class DriverLoop {
     return undefined;
   }
 
-  #leaseKeeper(event: Event, handlerAbort: AbortController): LeaseKeeper {
-    let leaseMs = (this.#o.leaseSeconds ?? 30) * 1000;
-    if (this.#info) leaseMs = this.#info.leaseSeconds * 1000;
-    else if (event.leaseExpiresAt) {
+  #leaseMs(event: Event): number {
+    if (this.#info) return this.#info.leaseSeconds * 1000;
+    if (event.leaseExpiresAt) {
       const left = Date.parse(event.leaseExpiresAt) - this.#clock();
-      if (Number.isFinite(left) && left > 0) leaseMs = left;
+      if (Number.isFinite(left) && left > 0) return left;
     }
-    return {
-      client: this.#o.client,
-      event,
-      leaseMs,
-      renewAt: this.#o.renewAt ?? 0.5,
-      sleep: this.#sleep,
-      onRenew: (leaseExpiresAt: string) => this.#emit("onRenew", { event, leaseExpiresAt }),
-      onError: (error: unknown) => this.#emit("onError", { stage: "renew", error, event }),
-      onLost: (error: CapSdkError) => {
-        this.#emit("onLeaseLost", { event, error });
-        if (!handlerAbort.signal.aborted) handlerAbort.abort(error);
-      },
-      onUnsupported: () => {
-        this.#renewSupported = false;
-      },
-    };
+    return (this.#o.leaseSeconds ?? 30) * 1000;
+  }
+
+  /** A held event's lease was lost: abort its handler if it runs; a waiting one will not start. */
+  #onLost(event: Event, error: CapSdkError): void {
+    const turn = this.#turns.get(event.id);
+    if (!turn) this.#summary.released++;
+    this.#emit("onLeaseLost", { event, error });
+    if (turn && !turn.signal.aborted) turn.abort(error);
   }
 
   async #lookup(id: string): Promise<AckResult | undefined> {
@@ -324,12 +344,9 @@ class DriverLoop {
     }
   }
 
+  /** The handler finished (or never had to run): stop renewing, and ack (now or in the next batch). */
   async #ack(event: Event, result: AckResult, duplicate: boolean): Promise<void> {
-    try {
-      await this.#o.client.ack(event.id, result);
-      this.#emit("onAck", { event, result, duplicate });
-    } catch (error) {
-      this.#emit("onError", { stage: "ack", error, event });
-    }
+    this.#leases.drop(event.id);
+    await this.#settler.ack(event, result, duplicate);
   }
 }

@@ -175,7 +175,8 @@ export async function run(home: string, name: string, flags: RunFlags, term: Ter
     report.say(
       "info",
       "stopped",
-      `stopped: ${summary.handled} handled, ${summary.duplicates} duplicates, ${summary.failures} failed turns`,
+      `stopped: ${summary.handled} handled, ${summary.duplicates} duplicates, ${summary.failures} failed turns, ` +
+        `${summary.returned} released`,
       { ...summary },
     );
   } finally {

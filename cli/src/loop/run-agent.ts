@@ -1,9 +1,11 @@
 /**
  * The long-running loop of `commonly agent run`, on the SDK's runDriver: long-poll, one event at a
- * time (serialized per process, ADR-005), lease renewal while the CLI runs, the handled-ids ring
- * for duplicates, and the ADR-005 retry circuit after a failed turn. This module turns runDriver's
- * hooks into log lines and decides when to stop for good: a revoked or unknown token ends the run
- * at once with the detach hint (runDriver alone would wait for three refusals).
+ * time (serialized per process, ADR-005), renewal of every lease it holds (the running turn and the
+ * fetched events waiting for it), the handled-ids ring for duplicates, the ADR-005 retry circuit
+ * after a failed turn — the failed event released to come back when the circuit's probe is due, on
+ * kernels with `release` — and a Ctrl+C that releases what it has not run. This module turns
+ * runDriver's hooks into log lines and decides when to stop for good: a revoked or unknown token
+ * ends the run at once with the detach hint (runDriver alone would wait for three refusals).
  *
  * Clock and sleep are injectable, so a test can run the loop in-process and watch a 15-minute
  * circuit without waiting for it. It never acks or posts itself; the pidfile and signals belong to
@@ -204,6 +206,21 @@ export async function runAgent(o: RunAgentOptions): Promise<DriverSummary> {
               error,
             },
           );
+        },
+        onRelease({ event, delaySeconds, reason, status }) {
+          const when =
+            status === "failed"
+              ? "it used its last attempt and is now a dead letter"
+              : delaySeconds > 0
+                ? `back in ${formatDuration(delaySeconds * 1000)}`
+                : "back at once";
+          report.say("info", "released", `↩ released ${event.id} (${reason}); ${when}`, {
+            eventId: event.id,
+            attempts: event.attempts,
+            delaySeconds,
+            reason,
+            status,
+          });
         },
         onRenew({ event, leaseExpiresAt }) {
           report.say("debug", "renewed", `lease of ${event.id} renewed until ${leaseExpiresAt}`, {

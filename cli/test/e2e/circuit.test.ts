@@ -3,6 +3,9 @@
  * loop runs in-process so runDriver's clock and sleep can be injected. Waits of 30 s and more (the
  * circuit's) are skipped on a virtual clock and recorded; shorter ones (lease renewal, the quick
  * runtime retries) are real. Redeliveries are real too: the kernel's 1-second lease must end first.
+ * The kernel's `release` is hidden from /info here: a release delay runs on the kernel's real clock,
+ * so a virtually skipped 15-minute circuit would meet an event still delayed for 15 real minutes.
+ * Release with the circuit's delay is tested in release.test.ts, on real time.
  */
 import { delimiter } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -53,6 +56,15 @@ function virtualWaits() {
   };
 }
 
+/** A fetch whose /info answers leave out `release` (see the header). */
+const withoutRelease = async (request: Request): Promise<Response> => {
+  const response = await fetch(request);
+  if (!new URL(request.url).pathname.endsWith("/info") || !response.ok) return response;
+  const info = (await response.json()) as { features: string[] };
+  const features = info.features.filter((f) => f !== "release");
+  return Response.json({ ...info, features }, { status: response.status, headers: response.headers });
+};
+
 const quietTerminal: Terminal = { interactive: false, line() {}, spin: () => ({ stop() {} }) };
 
 describe("retry circuit on CLI failures (in-process loop, injected clock and sleep)", () => {
@@ -89,6 +101,7 @@ describe("retry circuit on CLI failures (in-process loop, injected clock and sle
       waitSeconds: 5,
       clock: waits.clock,
       sleep: waits.sleep,
+      fetch: withoutRelease,
     });
 
     const limited = await kernel.say("first: the provider is rate limited");

@@ -30,6 +30,10 @@ export interface QueuedEvent {
   payload: Record<string, unknown>;
   leaseExpiresAt: string | null;
   ackedAt: string | null;
+  /** End of the latest release delay (feature `release`); null when never released. */
+  availableAt?: string | null;
+  /** The reason given with the latest release; null when none. */
+  releaseReason?: string | null;
 }
 
 export interface PodMessage {

@@ -12,6 +12,8 @@ import {
   clockOffset,
   countByState,
   DOCUMENTED_TYPES,
+  delayRemainingMs,
+  formatAvailableIn,
   formatCountdown,
   leaseRemainingMs,
   parsePayload,
@@ -223,7 +225,10 @@ function stateBadge(/** @type {string} */ s) {
 function renderQueues(/** @type {{agentName: string, instanceId: string, events: any[]}[]} */ agents) {
   // Re-render only on change, so a click is never lost to a refresh; countdowns tick on their own.
   const key = JSON.stringify(
-    agents.map((a) => [agentKey(a), a.events.map((e) => [e.id, e.state, e.attempts, e.leaseExpiresAt])]),
+    agents.map((a) => [
+      agentKey(a),
+      a.events.map((e) => [e.id, e.state, e.attempts, e.leaseExpiresAt, e.availableAt, e.releaseReason]),
+    ]),
   );
   if (key === state.lastQueuesKey) return;
   state.lastQueuesKey = key;
@@ -234,10 +239,15 @@ function renderQueues(/** @type {{agentName: string, instanceId: string, events:
   $("queues").replaceChildren(
     ...agents.map((a) => {
       const counts = countByState(a.events);
+      const now = Date.now();
       const rows = a.events.map((e) =>
         h(
           "tr",
-          { "data-event": e.id, "data-state": e.state },
+          {
+            "data-event": e.id,
+            "data-state": e.state,
+            ...(delayRemainingMs(e, state.offsetMs, now) !== null ? { "data-delayed": "" } : {}),
+          },
           h("td", {}, h("code", {}, e.id)),
           h("td", {}, e.type),
           h("td", {}, stateBadge(e.state)),
@@ -247,6 +257,17 @@ function renderQueues(/** @type {{agentName: string, instanceId: string, events:
             { class: "lease" },
             e.state === "leased" ? h("span", { class: "countdown", "data-lease": e.leaseExpiresAt }) : null,
             e.state === "failed" ? h("span", { class: "muted" }, e.failReason ?? "") : null,
+          ),
+          h(
+            "td",
+            { class: "release" },
+            // A released event waiting out its delay: when it is ready again, on the kernel's clock.
+            e.state === "pending" && e.availableAt
+              ? h("span", { class: "countdown available", "data-available": e.availableAt })
+              : null,
+            e.releaseReason
+              ? h("span", { class: "release-reason", title: e.releaseReason }, e.releaseReason)
+              : null,
           ),
           h("td", {}, h("time", { datetime: e.createdAt }, timeOf(e.createdAt))),
         ),
@@ -275,7 +296,9 @@ function renderQueues(/** @type {{agentName: string, instanceId: string, events:
                 h(
                   "tr",
                   {},
-                  ...["Event", "Type", "State", "Attempts", "Lease", "Created"].map((t) => h("th", {}, t)),
+                  ...["Event", "Type", "State", "Attempts", "Lease", "Release", "Created"].map((t) =>
+                    h("th", {}, t),
+                  ),
                 ),
               ),
               h("tbody", {}, ...rows),
@@ -293,6 +316,12 @@ function tickCountdowns() {
     const ms = leaseRemainingMs(el.getAttribute("data-lease"), state.offsetMs, now);
     el.textContent = formatCountdown(ms);
     el.classList.toggle("expired", ms !== null && ms <= 0);
+  }
+  for (const el of document.querySelectorAll("[data-available]")) {
+    const ms = leaseRemainingMs(el.getAttribute("data-available"), state.offsetMs, now);
+    el.textContent = formatAvailableIn(ms);
+    el.classList.toggle("expired", ms === null || ms <= 0);
+    el.closest("tr")?.toggleAttribute("data-delayed", ms !== null && ms > 0);
   }
 }
 
@@ -315,7 +344,7 @@ function renderDeadLetters(/** @type {any[] | null} */ events) {
     );
     return;
   }
-  const key = JSON.stringify(events.map((e) => [e.id, e.attempts]));
+  const key = JSON.stringify(events.map((e) => [e.id, e.attempts, e.releaseReason]));
   if (key === state.lastDeadKey) return;
   state.lastDeadKey = key;
   if (!events.length) {
@@ -342,7 +371,14 @@ function renderDeadLetters(/** @type {any[] | null} */ events) {
             h("td", {}, e.agentName ?? ""),
             h("td", {}, e.type),
             h("td", { class: "num" }, String(e.attempts)),
-            h("td", {}, e.failReason ?? ""),
+            h(
+              "td",
+              {},
+              e.failReason ?? "",
+              e.releaseReason
+                ? h("span", { class: "release-reason", title: e.releaseReason }, e.releaseReason)
+                : null,
+            ),
             h(
               "td",
               {},

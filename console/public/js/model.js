@@ -1,7 +1,8 @@
 // @ts-check
 /**
- * The console's pure logic, without the DOM (unit-tested in Node): lease countdowns on the kernel's clock,
- * queue summaries, payload templates for injected events, token hand-over through the URL fragment.
+ * The console's pure logic, without the DOM (unit-tested in Node): lease and release-delay countdowns on the
+ * kernel's clock, queue summaries, payload templates for injected events, token hand-over through the URL
+ * fragment.
  */
 
 export const STATES = /** @type {const} */ (["pending", "leased", "acked", "failed"]);
@@ -30,6 +31,25 @@ export function formatCountdown(/** @type {number | null} */ ms) {
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
   const s = Math.floor(ms / 1000);
   return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, "0")} s`;
+}
+
+/**
+ * Milliseconds until a released event is ready again (feature `release`), on the kernel's clock: positive
+ * only for a `pending` event whose release delay has not ended; null otherwise (never released, or ready).
+ */
+export function delayRemainingMs(
+  /** @type {{state: string, availableAt?: string | null}} */ e,
+  /** @type {number} */ offsetMs,
+  /** @type {number} */ localNowMs,
+) {
+  if (e.state !== "pending" || !e.availableAt) return null;
+  const ms = leaseRemainingMs(e.availableAt, offsetMs, localNowMs);
+  return ms !== null && ms > 0 ? ms : null;
+}
+
+/** "in 12.3 s" while a release delay runs, "ready" once it has ended. */
+export function formatAvailableIn(/** @type {number | null} */ ms) {
+  return ms !== null && ms > 0 ? `in ${formatCountdown(ms)}` : "ready";
 }
 
 /** Counts of events by state, every state present (0 when none). */

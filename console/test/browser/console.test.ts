@@ -3,7 +3,10 @@
  * running (a plain-fetch CAP loop below: this package must not depend on the SDK, whose tests depend on
  * the kernel, which serves this package): inject an event for a second agent, see it leased with a ticking lease
  * countdown when that agent polls, see it become a dead letter when the lease ends (max-attempts 1), requeue
- * it from the console; post as the human and see the echo's reply, and the echo's event acked.
+ * it from the console; post as the human and see the echo's reply, and the echo's event acked. On a second
+ * kernel (3 attempts): an event a driver released with a delay shows as pending with a ticking "in …"
+ * countdown to its availableAt and the release reason, then "ready"; a released last attempt is a dead letter
+ * listed with its reason.
  *
  * The console is loaded from the kernel's own `/console/` when the kernel serves it; until the kernel is
  * wired with registerConsoleAndDocs, from a local Fastify that serves the same files and forwards `/api/*`
@@ -182,6 +185,71 @@ describe("the dev console against a real cap-kernel", () => {
     const shot = join(resultsDir, "console.png");
     await page.screenshot({ path: shot, fullPage: true });
     console.log(`screenshot: ${shot}`);
+  });
+
+  it("shows a released event's delay counting down and its reason, and a released last attempt as a dead letter", async () => {
+    const k2 = await startKernel({ agents: ["relay"], leaseSeconds: 30, maxAttempts: 2 });
+    try {
+      const served = await fetch(`${k2.url}/console/`);
+      let origin = k2.url;
+      let front2: FastifyInstance | null = null;
+      if (!served.ok) {
+        const f = await consoleFront(k2.url);
+        front2 = f.app;
+        origin = f.url;
+      }
+      const token = k2.agents.relay!.token;
+      const release = async (id: string, attempts: number, delaySeconds: number, reason: string) => {
+        const res = await fetch(`${k2.url}/api/agents/runtime/events/${id}/release`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          body: JSON.stringify({ attempts, delaySeconds, reason }),
+        });
+        expect(res.status).toBe(200);
+        return res.json();
+      };
+      const { id } = await k2.admin.post("/api/admin/events", {
+        agentName: "relay",
+        podId: k2.podId,
+        type: "task.assigned",
+        payload: { taskId: "r1", title: "release me" },
+      });
+      await page.goto(`${origin}/console/#token=${k2.human.token}`);
+      await page.waitForSelector(`#pod-select option[value="${k2.podId}"]`, { state: "attached" });
+
+      // Delivered, then given back for 6 s: pending, counting down, with the driver's reason.
+      const first = await fetch(`${k2.url}/api/agents/runtime/events?limit=10`, {
+        headers: { authorization: `Bearer ${token}` },
+      }).then((r) => r.json());
+      expect(first.events.map((e: { id: string }) => e.id)).toEqual([id]);
+      expect(await release(id, 1, 6, "model provider answered 503")).toMatchObject({ status: "pending" });
+      const row = page.locator(`tr[data-event="${id}"][data-state="pending"]`);
+      await row.waitFor();
+      await expect.poll(() => row.getAttribute("data-delayed")).toBe("");
+      const countdown = row.locator(".countdown.available");
+      const shown = await countdown.textContent();
+      expect(shown).toMatch(/^in \d+\.\d s$/);
+      await expect.poll(() => countdown.textContent(), { timeout: 5_000 }).not.toBe(shown);
+      expect(await row.locator(".release-reason").textContent()).toBe("model provider answered 503");
+      await expect.poll(() => countdown.textContent(), { timeout: 15_000 }).toBe("ready");
+      expect(await row.getAttribute("data-delayed")).toBeNull();
+
+      // The second delivery is the last (max-attempts 2): releasing it makes a dead letter at once.
+      const second = await fetch(`${k2.url}/api/agents/runtime/events?limit=10`, {
+        headers: { authorization: `Bearer ${token}` },
+      }).then((r) => r.json());
+      expect(second.events.map((e: { id: string; attempts: number }) => [e.id, e.attempts])).toEqual([
+        [id, 2],
+      ]);
+      expect(await release(id, 2, 0, "quota exhausted; giving up")).toMatchObject({ status: "failed" });
+      const dead = page.locator(`#dead-letters tr[data-dead="${id}"]`);
+      await dead.waitFor({ timeout: 15_000 });
+      expect(await dead.locator(".release-reason").textContent()).toBe("quota exhausted; giving up");
+      await page.locator(`tr[data-event="${id}"][data-state="failed"]`).waitFor();
+      await front2?.close();
+    } finally {
+      await k2.stop();
+    }
   });
 
   it("logged no console error and no uncaught exception", () => {

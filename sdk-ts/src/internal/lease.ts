@@ -1,61 +1,143 @@
 /**
- * Keeps the lease of one running event alive: renews it every `renewAt` of the lease, fenced by the
- * delivery's `attempts`. On 409 `lease_lost` (or 404: the event is gone) it reports the loss once
- * and stops; the driver then aborts the handler and does not ack. It never throws, and stops as
- * soon as `done` aborts.
+ * Keeps alive the lease of every event the driver holds — the one whose handler runs and the
+ * fetched ones still waiting their turn — so no delivery lapses in the driver's hands and reaches
+ * another poller (a batch of CLI turns can take longer than a lease). One loop renews each held
+ * event once `renewAt` of its lease has passed, fenced by the delivery's `attempts`. On 409
+ * `lease_lost` (or 404: the event is gone) it reports the loss once and forgets the event; the
+ * driver then aborts that handler or skips that waiting event, and does not ack it. It never throws,
+ * and runs no timer while it holds nothing (virtual-time tests depend on that).
  */
 import type { CapClient } from "../client.js";
 import { CapHttpError, CapSdkError } from "../errors.js";
 import type { Event } from "../types.js";
-import type { Sleep } from "./time.js";
+import type { Clock, Sleep } from "./time.js";
 
-export interface LeaseKeeper {
+export interface LeaseSetOptions {
   client: CapClient;
-  event: Event;
-  /** Lease length in ms. */
-  leaseMs: number;
+  clock: Clock;
+  sleep: Sleep;
   /** Fraction of the lease after which to renew. */
   renewAt: number;
-  sleep: Sleep;
-  onRenew(leaseExpiresAt: string): void;
-  onError(error: unknown): void;
-  onLost(error: CapSdkError): void;
+  /** The lease length to assume for a freshly claimed event, in ms. */
+  leaseMs(event: Event): number;
+  onRenew(event: Event, leaseExpiresAt: string): void;
+  onError(event: Event, error: unknown): void;
+  onLost(event: Event, error: CapSdkError): void;
   /** The kernel has no renew route: stop trying for the rest of the run. */
   onUnsupported(): void;
 }
 
-export async function keepLease(keeper: LeaseKeeper, done: AbortSignal): Promise<void> {
-  const interval = Math.max(10, keeper.leaseMs * keeper.renewAt);
-  let wait = interval;
-  while (!done.aborted) {
-    await keeper.sleep(wait, done);
-    if (done.aborted) return;
+interface Held {
+  event: Event;
+  /** Renew interval for this event, in ms. */
+  interval: number;
+  /** Local clock time at which to renew next. */
+  due: number;
+}
+
+export class LeaseSet {
+  readonly #o: LeaseSetOptions;
+  readonly #held = new Map<string, Held>();
+  #wake = new AbortController();
+  #running = false;
+  #renewing = true;
+  #closed = false;
+
+  constructor(options: LeaseSetOptions) {
+    this.#o = options;
+  }
+
+  /** Whether `id` is held (claimed, not yet settled, not lost). */
+  holds(id: string): boolean {
+    return this.#held.has(id);
+  }
+
+  /** Start keeping the lease of `event` (just claimed by a poll). */
+  hold(event: Event): void {
+    if (this.#closed) return;
+    const interval = Math.max(10, this.#o.leaseMs(event) * this.#o.renewAt);
+    this.#held.set(event.id, { event, interval, due: this.#o.clock() + interval });
+    this.#kick();
+  }
+
+  /** Stop keeping the lease of `id` (acked, released, or given up). */
+  drop(id: string): void {
+    // Holding nothing, the loop must not keep a timer (it would keep a stopping process alive).
+    if (this.#held.delete(id) && this.#held.size === 0) this.#wake.abort();
+  }
+
+  /** Keep tracking what is held, but renew nothing any more (the kernel cannot). */
+  stopRenewing(): void {
+    this.#renewing = false;
+    this.#wake.abort();
+  }
+
+  /** Stop for good: nothing is held or renewed any more. */
+  close(): void {
+    this.#closed = true;
+    this.#held.clear();
+    this.#wake.abort();
+  }
+
+  #kick(): void {
+    if (!this.#renewing) return;
+    if (this.#running) {
+      // A new event may be due before the one the loop sleeps for.
+      this.#wake.abort();
+      return;
+    }
+    this.#running = true;
+    void this.#loop().finally(() => {
+      this.#running = false;
+      if (this.#held.size > 0 && !this.#closed && this.#renewing) this.#kick();
+    });
+  }
+
+  async #loop(): Promise<void> {
+    while (this.#held.size > 0 && !this.#closed && this.#renewing) {
+      const next = Math.min(...[...this.#held.values()].map((h) => h.due));
+      const wait = next - this.#o.clock();
+      if (wait > 0) {
+        this.#wake = new AbortController();
+        await this.#o.sleep(wait, this.#wake.signal);
+        continue;
+      }
+      const now = this.#o.clock();
+      const due = [...this.#held.values()].filter((h) => h.due <= now);
+      await Promise.all(due.map((h) => this.#renew(h)));
+    }
+  }
+
+  async #renew(held: Held): Promise<void> {
+    const { event, interval } = held;
     try {
-      const renewed = await keeper.client.renew(keeper.event.id, keeper.event.attempts, {
-        signal: done,
+      const renewed = await this.#o.client.renew(event.id, event.attempts, {
         retries: 0,
         timeoutMs: Math.max(1000, interval / 2),
       });
-      if (done.aborted) return;
-      keeper.onRenew(renewed.leaseExpiresAt);
-      wait = interval;
+      if (this.#held.get(event.id) !== held) return;
+      held.due = this.#o.clock() + interval;
+      this.#o.onRenew(event, renewed.leaseExpiresAt);
     } catch (error) {
-      if (done.aborted) return;
+      if (this.#held.get(event.id) !== held) return;
       if (error instanceof CapHttpError && (error.status === 409 || error.code === "event_not_found")) {
-        keeper.onLost(
-          new CapSdkError("lease_lost", `lost the lease of event ${keeper.event.id}: ${error.message}`, {
+        this.drop(event.id);
+        this.#o.onLost(
+          event,
+          new CapSdkError("lease_lost", `lost the lease of event ${event.id}: ${error.message}`, {
             cause: error,
           }),
         );
         return;
       }
       if (error instanceof CapHttpError && (error.status === 404 || error.status === 405)) {
-        keeper.onUnsupported();
+        this.stopRenewing();
+        this.#o.onUnsupported();
         return;
       }
-      keeper.onError(error);
+      this.#o.onError(event, error);
       // A failed renew leaves little of the lease; try again sooner.
-      wait = Math.max(10, interval / 4);
+      held.due = this.#o.clock() + Math.max(10, interval / 4);
     }
   }
 }

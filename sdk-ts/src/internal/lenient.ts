@@ -7,6 +7,7 @@
  */
 import { CapSdkError } from "../errors.js";
 import type {
+  BatchAckResponse,
   DecisionResponse,
   Event,
   EventList,
@@ -15,6 +16,7 @@ import type {
   PodMessage,
   PodMessageList,
   PutMemoryResponse,
+  ReleaseResponse,
   RenewResponse,
   SyncMemoryResponse,
 } from "../types.js";
@@ -83,6 +85,30 @@ export function readRenew(operation: string, data: unknown): RenewResponse {
   const raw = body(operation, data);
   if (typeof raw.leaseExpiresAt !== "string") throw invalid(operation, "no `leaseExpiresAt`");
   return { ...raw, ok: true, leaseExpiresAt: raw.leaseExpiresAt };
+}
+
+/** `{ok, status, availableAt?}`; a kernel that answers only `{ok: true}` released to `pending`. */
+export function readRelease(operation: string, data: unknown): ReleaseResponse {
+  const raw = isObj(data) ? data : {};
+  const status = raw.status === "failed" ? "failed" : "pending";
+  const at = typeof raw.availableAt === "string" ? { availableAt: raw.availableAt } : {};
+  if (raw.ok === false) throw invalid(operation, "`ok: false` with a 2xx status");
+  return { ...raw, ok: true, status, ...at };
+}
+
+/** One result per id sent, in order; anything else cannot be matched to the acks and is invalid. */
+export function readBatchAck(operation: string, data: unknown, ids: string[]): BatchAckResponse["results"] {
+  const results = body(operation, data).results;
+  if (!Array.isArray(results) || results.length !== ids.length)
+    throw invalid(operation, `no \`results\` array of ${ids.length} items`);
+  return results.map((raw, i) => {
+    const id = ids[i]!;
+    if (!isObj(raw) || (idOf(raw) ?? id) !== id)
+      throw invalid(operation, `results[${i}] that is not the result for ${id}`);
+    if (raw.ok === true) return { id, ok: true as const };
+    const code = typeof raw.code === "string" ? raw.code : "http_200";
+    return { id, ok: false as const, code };
+  });
 }
 
 export function readMessages(operation: string, data: unknown): PodMessageList {

@@ -1,20 +1,21 @@
 /**
  * One handler turn: builds the handler's context (its abort signal, `ctx.reply` with a per-event
- * idempotency key), keeps the lease alive while it runs, and settles as done, failed or released.
- * Released means the turn was given up without an ack: the lease was lost, or the driver stopped
- * and the handler did not finish within the shutdown grace. It never acks and never throws.
+ * idempotency key) and settles as done, failed or given up. Given up means the turn ended without
+ * an ack: the lease was lost (the driver's lease set aborts `handlerAbort` with `lease_lost`), or
+ * the driver stopped and the handler did not finish within the shutdown grace. It never acks, never
+ * renews (the driver's lease set does, for every event it holds) and never throws.
  */
 import type { CapClient } from "../client.js";
 import type { EventHandler, HandlerContext, HandlerResult } from "../driver-types.js";
 import { CapHttpError, CapSdkError } from "../errors.js";
 import type { Event } from "../types.js";
-import { keepLease, type LeaseKeeper } from "./lease.js";
 import { fnv1a, type Sleep } from "./time.js";
 
 export type TurnOutcome =
   | { kind: "done"; value: HandlerResult }
   | { kind: "failed"; error: unknown }
-  | { kind: "released" };
+  /** `lost`: the lease was lost; `stopped`: the shutdown grace ran out. */
+  | { kind: "given_up"; why: "lost" | "stopped" };
 
 export interface Turn {
   event: Event;
@@ -26,8 +27,6 @@ export interface Turn {
   stop: AbortSignal;
   sleep: Sleep;
   shutdownTimeoutMs: number;
-  /** How to keep the lease; undefined when the kernel cannot renew. */
-  lease: LeaseKeeper | undefined;
   /** A reply was posted (id "" when the kernel refused a reworded repeat of an earlier reply). */
   onPosted(id: string): void;
 }
@@ -74,10 +73,14 @@ function contextFor(turn: Turn): HandlerContext {
   };
 }
 
+function givenUp(signal: AbortSignal): TurnOutcome {
+  const reason = signal.reason as { code?: unknown } | undefined;
+  return { kind: "given_up", why: reason?.code === "lease_lost" ? "lost" : "stopped" };
+}
+
 export async function runTurn(turn: Turn): Promise<TurnOutcome> {
   const { handlerAbort, stop } = turn;
   const done = new AbortController();
-  if (turn.lease) void keepLease(turn.lease, done.signal);
   const onStop = () => {
     void turn.sleep(turn.shutdownTimeoutMs, done.signal).then(() => {
       if (!done.signal.aborted && !handlerAbort.signal.aborted)
@@ -96,9 +99,9 @@ export async function runTurn(turn: Turn): Promise<TurnOutcome> {
       Promise.resolve().then(() => turn.handler(turn.event, context)),
       released,
     ]);
-    return value === RELEASED ? { kind: "released" } : { kind: "done", value };
+    return value === RELEASED ? givenUp(handlerAbort.signal) : { kind: "done", value };
   } catch (error) {
-    return handlerAbort.signal.aborted ? { kind: "released" } : { kind: "failed", error };
+    return handlerAbort.signal.aborted ? givenUp(handlerAbort.signal) : { kind: "failed", error };
   } finally {
     done.abort();
     stop.removeEventListener("abort", onStop);

@@ -18,6 +18,16 @@ export function faultyFetch(drop: (request: Request) => boolean) {
   };
 }
 
+/** Makes `client.info()` leave out `features`, as a kernel without them would answer. */
+export function hideFeatures(client: CapClient, ...features: string[]): CapClient {
+  const real = client.info.bind(client);
+  client.info = async (options) => {
+    const info = await real(options);
+    return { ...info, features: info.features.filter((f) => !features.includes(f)) };
+  };
+  return client;
+}
+
 export function clientFor(
   kernel: TestKernel,
   agent: string,
@@ -28,6 +38,7 @@ export function clientFor(
 
 export interface Recording {
   acks: Array<{ id: string; outcome: string; duplicate: boolean }>;
+  releases: Array<{ id: string; attempts: number; delaySeconds: number; reason: string; status: string }>;
   pollErrors: Array<{ code: string; delayMs: number }>;
   renews: string[];
   lost: string[];
@@ -49,7 +60,15 @@ export function startDriver(
 ) {
   const stop = new AbortController();
   running.add(stop);
-  const rec: Recording = { acks: [], pollErrors: [], renews: [], lost: [], modes: [], errors: [] };
+  const rec: Recording = {
+    acks: [],
+    releases: [],
+    pollErrors: [],
+    renews: [],
+    lost: [],
+    modes: [],
+    errors: [],
+  };
   let settled: { summary?: DriverSummary; error?: unknown } | undefined;
   const done = runDriver({
     client,
@@ -59,6 +78,14 @@ export function startDriver(
     onPollError: (p) =>
       rec.pollErrors.push({ code: (p.error as CapSdkError).code ?? String(p.error), delayMs: p.delayMs }),
     onRenew: (r) => rec.renews.push(r.event.id),
+    onRelease: (r) =>
+      rec.releases.push({
+        id: r.event.id,
+        attempts: r.event.attempts,
+        delaySeconds: r.delaySeconds,
+        reason: r.reason,
+        status: r.status,
+      }),
     onLeaseLost: (l) => rec.lost.push(l.event.id),
     onPollMode: (m) => rec.modes.push(m.mode),
     onError: (e) => rec.errors.push({ stage: e.stage, error: e.error }),

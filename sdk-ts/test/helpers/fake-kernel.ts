@@ -12,6 +12,10 @@ interface Row {
   event: Event;
   state: "ready" | "leased" | "acked" | "failed";
   leaseUntil: number;
+  /** Not ready before this (a release delay). */
+  availableAt: number;
+  /** The pollId of the poll that made the current delivery. */
+  pollId?: string | undefined;
 }
 
 export function httpError(status: number, code: string, operation = "TEST"): CapHttpError {
@@ -22,16 +26,36 @@ export class FakeKernel {
   readonly fingerprint = "00c0ffee";
   leaseSeconds = 30;
   maxAttempts = 5;
-  features = ["long-poll", "renew", "decisions", "message-read", "idempotency-key"];
+  features = [
+    "long-poll",
+    "renew",
+    "decisions",
+    "message-read",
+    "idempotency-key",
+    "release",
+    "batch-ack",
+    "poll-replay",
+  ];
   /** `absent`: /info answers 404 like the production kernel. */
   infoMode: "ok" | "absent" = "ok";
+  /** Virtual ms a batch ack takes (a round trip), so acks can pile up behind one in flight. */
+  ackLatencyMs = 0;
   /** Answer polls at once, like the production kernel that ignores `waitSeconds`. */
   ignoreWait = false;
   readonly rows: Row[] = [];
   readonly acks: Array<{ id: string; result: AckResult | undefined }> = [];
   readonly renews: Array<{ id: string; attempts: number; at: number }> = [];
   readonly posts: Array<{ podId: string; content: string; replyToMessageId?: string; key?: string }> = [];
-  readonly polls: Array<{ limit?: number; waitSeconds?: number; at: number }> = [];
+  readonly polls: Array<{ limit?: number; waitSeconds?: number; pollId?: string; at: number }> = [];
+  /** Every batch ack request: the ids it carried. */
+  readonly batches: string[][] = [];
+  readonly releases: Array<{
+    id: string;
+    attempts: number;
+    delaySeconds: number;
+    reason?: string;
+    at: number;
+  }> = [];
   /** Errors thrown by the next polls, in order. */
   readonly pollErrors: unknown[] = [];
   /** Errors thrown by the next renews, in order. */
@@ -62,6 +86,7 @@ export class FakeKernel {
       },
       state: "ready",
       leaseUntil: 0,
+      availableAt: 0,
     });
     this.#wake.abort();
     this.#wake = new AbortController();
@@ -93,17 +118,27 @@ export class FakeKernel {
       if (row.state === "leased" && row.leaseUntil <= now && row.event.attempts >= this.maxAttempts)
         row.state = "failed";
     }
-    return this.rows.filter((r) => r.state === "ready" || (r.state === "leased" && r.leaseUntil <= now));
+    return this.rows.filter(
+      (r) => (r.state === "ready" && r.availableAt <= now) || (r.state === "leased" && r.leaseUntil <= now),
+    );
+  }
+
+  #held(row: Row): boolean {
+    return row.state === "leased" && row.leaseUntil > this.time.now;
   }
 
   async poll(
-    query: { limit?: number; waitSeconds?: number } = {},
+    query: { limit?: number; waitSeconds?: number; pollId?: string } = {},
     options: { signal?: AbortSignal } = {},
   ): Promise<{ events: Event[] }> {
     this.polls.push({ ...query, at: this.time.now });
     await Promise.resolve();
     const failure = this.pollErrors.shift();
     if (failure !== undefined) throw failure;
+    if (query.pollId && this.features.includes("poll-replay")) {
+      const replay = this.rows.filter((r) => r.pollId === query.pollId && this.#held(r));
+      if (replay.length > 0) return { events: replay.map((r) => structuredClone(r.event)) };
+    }
     const deadline = this.time.now + (this.ignoreWait ? 0 : (query.waitSeconds ?? 0) * 1000);
     while (this.#ready().length === 0 && this.time.now < deadline) {
       const wake = new AbortController();
@@ -119,6 +154,7 @@ export class FakeKernel {
     const claimed = this.#ready().slice(0, query.limit ?? 20);
     for (const row of claimed) {
       row.state = "leased";
+      row.pollId = query.pollId;
       row.leaseUntil = this.time.now + this.leaseSeconds * 1000;
       row.event = {
         ...row.event,
@@ -136,6 +172,49 @@ export class FakeKernel {
     row.state = "acked";
     this.acks.push({ id, result });
     return { ok: true };
+  }
+
+  async ackMany(
+    acks: Array<{ id: string; result?: AckResult }>,
+  ): Promise<{ results: Array<{ id: string; ok: true } | { id: string; ok: false; code: string }> }> {
+    await Promise.resolve();
+    if (!this.features.includes("batch-ack"))
+      throw new Error("the driver used batch ack without the feature");
+    this.batches.push(acks.map((a) => a.id));
+    if (this.ackLatencyMs > 0) await this.time.sleep(this.ackLatencyMs);
+    return {
+      results: acks.map(({ id, result }) => {
+        const row = this.rows.find((r) => r.event.id === id);
+        if (!row) return { id, ok: false as const, code: "event_not_found" };
+        row.state = "acked";
+        this.acks.push({ id, result });
+        return { id, ok: true as const };
+      }),
+    };
+  }
+
+  async release(
+    id: string,
+    body: { attempts: number; delaySeconds?: number; reason?: string },
+  ): Promise<{ ok: true; status: "pending" | "failed"; availableAt?: string }> {
+    await Promise.resolve();
+    if (!this.features.includes("release")) throw new Error("the driver released without the feature");
+    const delaySeconds = body.delaySeconds ?? 0;
+    this.releases.push({ id, attempts: body.attempts, delaySeconds, reason: body.reason, at: this.time.now });
+    const row = this.rows.find((r) => r.event.id === id);
+    if (!row) throw httpError(404, "event_not_found", "POST /events/{id}/release");
+    if (!this.#held(row) || row.event.attempts !== body.attempts)
+      throw httpError(409, "lease_lost", "POST /events/{id}/release");
+    if (row.event.attempts >= this.maxAttempts) {
+      row.state = "failed";
+      return { ok: true, status: "failed" };
+    }
+    row.state = "ready";
+    row.pollId = undefined;
+    row.availableAt = this.time.now + delaySeconds * 1000;
+    this.#wake.abort();
+    this.#wake = new AbortController();
+    return { ok: true, status: "pending", availableAt: new Date(row.availableAt).toISOString() };
   }
 
   async renew(id: string, attempts: number): Promise<{ ok: true; leaseExpiresAt: string }> {

@@ -53,6 +53,34 @@ describe("CapClient lenient reader", () => {
       json(200, { messages: [{ _id: "m", content: "hi", podId: "p" }] }),
       { messages: [{ _id: "m", id: "m", content: "hi", podId: "p", self: false, isBot: false }] },
     ],
+    [
+      "a release to a dead letter",
+      (c) => c.release("e", { attempts: 5 }),
+      json(200, { ok: true, status: "failed" }),
+      { ok: true, status: "failed" },
+    ],
+    [
+      "a bare {ok: true} release as pending",
+      (c) => c.release("e", { attempts: 1 }),
+      json(200, { ok: true }),
+      { ok: true, status: "pending" },
+    ],
+    [
+      "batch ack results settled and refused, in request order",
+      (c) => c.ackMany([{ id: "a" }, { id: "b" }]),
+      json(200, {
+        results: [
+          { id: "a", ok: true },
+          { id: "b", ok: false, code: "event_not_found" },
+        ],
+      }),
+      {
+        results: [
+          { id: "a", ok: true },
+          { id: "b", ok: false, code: "event_not_found" },
+        ],
+      },
+    ],
   ];
   for (const [name, call, answer, want] of cases) {
     it(`reads ${name}`, async () => {
@@ -97,6 +125,25 @@ describe("CapClient lenient reader", () => {
       json(200, { success: true, skipped: true, reason: "duplicate" }),
       "not_posted",
       /duplicate/,
+    ],
+    [
+      "batch ack results that do not match the items",
+      (c) => c.ackMany([{ id: "a" }, { id: "b" }]),
+      json(200, { results: [{ id: "a", ok: true }] }),
+      "invalid_response",
+      /no `results` array of 2 items/,
+    ],
+    [
+      "batch ack results out of order",
+      (c) => c.ackMany([{ id: "a" }, { id: "b" }]),
+      json(200, {
+        results: [
+          { id: "b", ok: true },
+          { id: "a", ok: true },
+        ],
+      }),
+      "invalid_response",
+      /results\[0\] that is not the result for a/,
     ],
     [
       "a renew without leaseExpiresAt",

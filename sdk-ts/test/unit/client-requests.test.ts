@@ -11,10 +11,10 @@ import { json, scriptedClient, TOKEN } from "../helpers/fake-fetch.js";
 describe("CapClient requests", () => {
   it("sends the bearer token, a cap-sdk User-Agent and the query of a poll", async () => {
     const { c, requests } = scriptedClient([json(200, { events: [] })]);
-    await c.poll({ limit: 5, waitSeconds: 3 });
+    await c.poll({ limit: 5, waitSeconds: 3, pollId: "poll_1" });
     const r = requests[0]!;
     expect(r.method).toBe("GET");
-    expect(r.url).toBe("http://kernel.test/api/agents/runtime/events?limit=5&waitSeconds=3");
+    expect(r.url).toBe("http://kernel.test/api/agents/runtime/events?limit=5&waitSeconds=3&pollId=poll_1");
     expect(r.headers.get("authorization")).toBe(`Bearer ${TOKEN}`);
     const version = JSON.parse(readFileSync(join(import.meta.dirname, "../../package.json"), "utf8")).version;
     expect(r.headers.get("user-agent")).toBe(`cap-sdk/${version}`);
@@ -24,8 +24,22 @@ describe("CapClient requests", () => {
     const { c, requests } = scriptedClient([json(200, { events: [] })], {
       baseUrl: "http://kernel.test/api/agents/runtime/",
     });
-    await c.poll();
-    expect(requests[0]!.url).toBe("http://kernel.test/api/agents/runtime/events");
+    await c.poll({ pollId: "p" });
+    expect(requests[0]!.url).toBe("http://kernel.test/api/agents/runtime/events?pollId=p");
+  });
+
+  it("gives every poll a fresh pollId of the CAP pattern, and each retry of it the same one", async () => {
+    const { c, requests } = scriptedClient([
+      json(503, { code: "store_unavailable", message: "x" }),
+      json(200, { events: [] }),
+      json(200, { events: [] }),
+    ]);
+    await c.poll({ limit: 1 });
+    await c.poll({ limit: 1 });
+    const ids = requests.map((r) => new URL(r.url).searchParams.get("pollId"));
+    for (const id of ids) expect(id).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+    expect(ids[1]).toBe(ids[0]);
+    expect(ids[2]).not.toBe(ids[0]);
   });
 
   it("appends a caller's product to the User-Agent", async () => {
@@ -52,6 +66,27 @@ describe("CapClient requests", () => {
       "POST",
       "/events/e1/renew",
       { attempts: 2 },
+    ],
+    [
+      "release with a delay and a reason",
+      (c) => c.release("e1", { attempts: 2, delaySeconds: 60, reason: "provider down" }),
+      json(200, { ok: true, status: "pending", availableAt: "2026-11-29T18:01:00Z" }),
+      "POST",
+      "/events/e1/release",
+      { attempts: 2, delaySeconds: 60, reason: "provider down" },
+    ],
+    [
+      "batch ack",
+      (c) => c.ackMany([{ id: "e1", result: { outcome: "posted", messageId: "m" } }, { id: "e2" }]),
+      json(200, {
+        results: [
+          { id: "e1", ok: true },
+          { id: "e2", ok: true },
+        ],
+      }),
+      "POST",
+      "/events/ack",
+      { acks: [{ id: "e1", result: { outcome: "posted", messageId: "m" } }, { id: "e2" }] },
     ],
     [
       "post",
@@ -137,6 +172,50 @@ describe("CapClient requests", () => {
     const keys = requests.map((r) => r.headers.get("idempotency-key"));
     expect(keys[0]).toMatch(/^[\x21-\x7e]{1,255}$/);
     expect(keys[1]).toBe(keys[0]);
+  });
+
+  it("splits a batch ack of more than 100 items into requests of at most 100", async () => {
+    const answer = (request: Request) =>
+      request
+        .clone()
+        .json()
+        .then((b: { acks: Array<{ id: string }> }) =>
+          json(200, { results: b.acks.map((a) => ({ id: a.id, ok: true })) }),
+        );
+    const { c, bodies } = scriptedClient([answer]);
+    const ids = Array.from({ length: 230 }, (_, i) => ({ id: `e${i}` }));
+    const { results } = await c.ackMany(ids);
+    expect(results).toHaveLength(230);
+    expect(results.every((r) => r.ok)).toBe(true);
+    expect(bodies.map((b) => (b as { acks: unknown[] }).acks.length)).toEqual([100, 100, 30]);
+  });
+
+  it("falls back to one ack per item on a kernel without POST /events/ack, with the same results", async () => {
+    const { c, requests } = scriptedClient([
+      json(404, { code: "route_not_found", message: "no route" }),
+      json(200, { ok: true }),
+      json(404, { code: "event_not_found", message: "gone" }),
+    ]);
+    expect(await c.ackMany([{ id: "e1", result: { outcome: "acknowledged" } }, { id: "e2" }])).toEqual({
+      results: [
+        { id: "e1", ok: true },
+        { id: "e2", ok: false, code: "event_not_found" },
+      ],
+    });
+    expect(requests.map((r) => new URL(r.url).pathname.replace("/api/agents/runtime", ""))).toEqual([
+      "/events/ack",
+      "/events/e1/ack",
+      "/events/e2/ack",
+    ]);
+  });
+
+  it("falls back on the production kernel's bodiless 404 too, but not on a refused batch", async () => {
+    const prod = scriptedClient([json(404, { message: "Not found" }), json(200, { success: true })]);
+    expect(await prod.c.ackMany([{ id: "e1" }])).toEqual({ results: [{ id: "e1", ok: true }] });
+    const refused = scriptedClient([json(400, { code: "validation_failed", message: "bad item" })]);
+    const error = await refused.c.ackMany([{ id: "e1" }]).catch((e) => e);
+    expect(error.code).toBe("validation_failed");
+    expect(refused.requests).toHaveLength(1);
   });
 
   it("uses the caller's Idempotency-Key and reports a replay", async () => {

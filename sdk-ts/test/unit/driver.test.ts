@@ -1,55 +1,10 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { runDriver } from "../../src/driver.js";
-import type { DriverOptions, DriverSummary } from "../../src/driver-types.js";
+import { describe, expect, it } from "vitest";
+import type { DriverOptions } from "../../src/driver-types.js";
 import { CapSdkError } from "../../src/errors.js";
 import { MemoryHandledStore } from "../../src/handled-store.js";
-import { stableJitter } from "../../src/internal/time.js";
 import { waitUntil } from "../helpers/deadline.js";
-import { FakeKernel, httpError } from "../helpers/fake-kernel.js";
-import { VirtualTime } from "../helpers/virtual-time.js";
-
-let time: VirtualTime;
-afterEach(() => time?.stop());
-
-function setup(overrides: Partial<DriverOptions> = {}) {
-  time = new VirtualTime();
-  const kernel = new FakeKernel(time);
-  const stop = new AbortController();
-  const log: string[] = [];
-  const options = (extra: Partial<DriverOptions>): DriverOptions => ({
-    client: kernel.client,
-    handle: () => {},
-    signal: stop.signal,
-    clock: time.clock,
-    sleep: time.sleep,
-    pollIntervalMs: 1000,
-    agentKey: "agent-under-test",
-    onPollMode: (m) => log.push(`mode:${m.mode}`),
-    onCircuit: (c) => log.push(`circuit:${c.failureClass}:${c.consecutive}:${c.delayMs}`),
-    onLeaseLost: (l) => log.push(`lost:${l.event.id}`),
-    onRenew: (r) => log.push(`renew:${r.event.id}`),
-    ...overrides,
-    ...extra,
-  });
-  let running: Promise<DriverSummary> | undefined;
-  return {
-    kernel,
-    stop,
-    log,
-    start(extra: Partial<DriverOptions> = {}) {
-      running = runDriver(options(extra));
-      return running;
-    },
-    async finish(): Promise<DriverSummary> {
-      stop.abort();
-      return running!;
-    },
-  };
-}
-
-// The stable per-agent offset every delay of this test agent carries.
-const JITTER = stableJitter("agent-under-test");
-const j = (ms: number) => Math.round(ms * (1 + JITTER));
+import { j, setup, time } from "../helpers/driver-setup.js";
+import { httpError } from "../helpers/fake-kernel.js";
 
 describe("runDriver", () => {
   it("acks each event with what the handler returned, or acknowledged by default", async () => {
@@ -118,6 +73,7 @@ describe("runDriver", () => {
 
   it("remembers a handled event before acking, so a lost ack does not rerun the handler", async () => {
     const t = setup();
+    t.kernel.features = t.kernel.features.filter((f) => f !== "batch-ack");
     t.kernel.enqueue("task.assigned", {});
     let calls = 0;
     const realAck = t.kernel.ack.bind(t.kernel);
@@ -401,6 +357,7 @@ describe("runDriver", () => {
       skipped: 0,
       failures: 0,
       released: 0,
+      returned: 0,
     });
   });
 });

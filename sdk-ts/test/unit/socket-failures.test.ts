@@ -48,6 +48,51 @@ describe("CapClient over real sockets", () => {
     expect(server.seen).toHaveLength(3);
   });
 
+  it("retries a poll whose connection dropped with the same pollId, and the next poll gets a new one", async () => {
+    let n = 0;
+    const server = await serve((req, res) =>
+      n++ === 0 ? req.socket.destroy() : send(res, 200, { events: [] }),
+    );
+    const client = new CapClient({ baseUrl: server.url, token: TOKEN, retry: { baseDelayMs: 1 } });
+    await client.poll({ limit: 5 });
+    await client.poll({ limit: 5 });
+    const ids = server.seen.map((s) => new URL(s.url, "http://x").searchParams.get("pollId"));
+    expect(ids).toHaveLength(3);
+    expect(ids[0]).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+    expect(ids[1]).toBe(ids[0]);
+    expect(ids[2]).not.toBe(ids[0]);
+  });
+
+  it("runDriver retries a poll cut off mid-answer with the same pollId", async () => {
+    let n = 0;
+    const server = await serve((req, res) => {
+      const url = new URL(req.url!, "http://x");
+      if (url.pathname.endsWith("/info")) return send(res, 404, { code: "route_not_found", message: "x" });
+      if (n++ === 0) {
+        // The kernel claimed and started answering; the connection dies before the answer is whole.
+        res.writeHead(200, { "content-type": "application/json", "content-length": "100" });
+        res.write('{"events": [');
+        return setImmediate(() => res.socket?.destroy());
+      }
+      send(res, 200, { events: [] });
+    });
+    const stop = new AbortController();
+    const done = runDriver({
+      client: new CapClient({ baseUrl: server.url, token: TOKEN }),
+      signal: stop.signal,
+      pollIntervalMs: 5,
+      waitSeconds: 0,
+      handle: () => {},
+    });
+    const polls = () => server.seen.filter((s) => s.url.includes("/events?"));
+    await waitUntil(() => polls().length >= 3, "three polls");
+    stop.abort();
+    await done;
+    const ids = polls().map((s) => new URL(s.url, "http://x").searchParams.get("pollId"));
+    expect(ids[1]).toBe(ids[0]);
+    expect(ids[2]).not.toBe(ids[1]);
+  });
+
   it("reports network for a response cut off mid-body", async () => {
     const server = await serve((_req, res) => {
       res.writeHead(200, { "content-type": "application/json", "content-length": "100" });
