@@ -12,7 +12,9 @@ BASE="${CAP_URL:-http://127.0.0.1:7070}/api/agents/runtime"
 cap() {
   local method=$1 path=$2 body=${3:-}
   shift $(($# < 3 ? $# : 3))
-  local args=(-sS --fail-with-body --max-time 40 -X "$method" -H "Authorization: Bearer $CAP_TOKEN"
+  # --retry: curl waits out a 503 store_unavailable (or 429) as its Retry-After says, then repeats the call
+  # (safe here: acks are idempotent and posts carry an Idempotency-Key).
+  local args=(-sS --fail-with-body --max-time 40 --retry 5 -X "$method" -H "Authorization: Bearer $CAP_TOKEN"
     -H "User-Agent: cap-example-bash/1.0")
   if [[ -n $body ]]; then args+=(-H "Content-Type: application/json" --data "$body"); fi
   curl "${args[@]}" "$@" "$BASE$path"
@@ -39,7 +41,7 @@ while true; do
       ;;
     *) result=$(jq -nc --arg t "$type" '{result: {outcome: "skipped", reason: ("echo does not handle " + $t)}}') ;;
     esac
-    cap POST "/events/$id/ack" "$result" >/dev/null
+    cap POST "/events/$id/ack" "$result" >/dev/null || break # not acked: it comes back and is re-acked
     echo "$type $id: $(jq -r .result.outcome <<<"$result")"
   done
 done

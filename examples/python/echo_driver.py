@@ -62,8 +62,10 @@ def main():
         except urllib.error.HTTPError as err:
             if err.code in (401, 403):
                 sys.exit(f"echo: the kernel refused the token ({err.code}); re-issue it")
-            print(f"poll failed: HTTP {err.code}; retrying in 5 s", flush=True)
-            time.sleep(5)
+            # 503 store_unavailable / 429 say when to come back in Retry-After; anything else: 5 s.
+            delay = int(err.headers.get("Retry-After") or 5) if err.code in (429, 503) else 5
+            print(f"poll failed: HTTP {err.code}; retrying in {delay} s", flush=True)
+            time.sleep(delay)
             continue
         except (urllib.error.URLError, TimeoutError) as err:  # kernel unreachable: back off, keep going
             print(f"poll failed: {err}; retrying in 5 s", flush=True)
@@ -78,7 +80,11 @@ def main():
             handled[event["id"]] = result
             if len(handled) > 1000:
                 handled.pop(next(iter(handled)))
-            call("POST", f"/events/{event['id']}/ack", {"result": result})
+            try:
+                call("POST", f"/events/{event['id']}/ack", {"result": result})
+            except urllib.error.URLError as err:  # e.g. 503 during a store outage: the redelivery is re-acked
+                print(f"{event['id']}: ack failed ({err}); it comes back and is re-acked", flush=True)
+                break
             print(f"{event['type']} {event['id']} attempt {event['attempts']}: {result['outcome']}", flush=True)
 
 

@@ -12,6 +12,11 @@ export const GOALS = {
   wakeSqlite: { of: "value", op: "<=", target: 10 },
   wakePostgres: { of: "value", op: "<=", target: 30 },
   redelivery: { of: "value", op: "<=", target: 50 },
+  idleCpuSqlite: { of: "value", op: "<=", target: 0.05 },
+  idleCpuPostgres: { of: "value", op: "<=", target: 0.1 },
+  idleWakeSqlite: { of: "value", op: "<=", target: 10 },
+  idleWakePostgres: { of: "value", op: "<=", target: 30 },
+  idleRss: { of: "value", op: "<=", target: 250 },
 };
 
 export const IDS = {
@@ -26,6 +31,13 @@ export const IDS = {
   redelivery: ["redelivery-sqlite-p50", "redelivery-sqlite-p99"],
   footprint: ["rss-idle-sqlite", "rss-100k-pending-sqlite", "db-bytes-per-event-sqlite"],
   drainPostgres: ["drain-postgres-events", "drain-postgres-requests"],
+  idleSqlite: ["idle-sqlite-cpu", "idle-sqlite-wake-p50", "idle-sqlite-wake-p99", "idle-sqlite-rss"],
+  idlePostgres: [
+    "idle-postgres-replicas-cpu",
+    "idle-postgres-replicas-wake-p50",
+    "idle-postgres-replicas-wake-p99",
+    "idle-postgres-replicas-rss",
+  ],
   wakePostgres: [
     "wake-postgres-replicas-idle-p50",
     "wake-postgres-replicas-idle-p99",
@@ -173,6 +185,62 @@ export function footprintFigures(r, sizes) {
       value: round(r.bytesPerEvent),
       ...common,
       notes: `database + WAL grew from ${r.before} to ${r.after} bytes over ${sizes.footprintEvents} events with ~300-byte message.posted payloads (rows and indexes)`,
+    },
+  ];
+}
+
+/** Idle long-polls: kernel CPU and RSS (the larger replica) while `drivers` wait, and wake latency meanwhile. */
+export function idleFigures(store, r) {
+  const pg = store === "postgres";
+  const prefix = pg ? "idle-postgres-replicas" : "idle-sqlite";
+  const label = pg ? "PostgreSQL, two replicas" : "SQLite, one process";
+  const who = `${r.drivers.toLocaleString("en-US")} drivers in waitSeconds=${r.waitSeconds}`;
+  const split = pg ? `, ${Math.ceil(r.drivers / 2)} per replica` : "";
+  const common = { group: "Idle long-polls", better: "lower", store: pg ? "postgres-2-replicas" : "sqlite" };
+  const cpuNotes =
+    `kernel CPU from /proc/<pid>/stat over ${round(r.seconds, 1)} s (one whole wait: each driver re-polls once inside it)` +
+    `${split}; per replica ${r.cores.map((c) => round(c, 3)).join(" / ")} core (user + system: ${r.split.map(([u, s]) => `${round(u, 3)} + ${round(s, 3)}`).join(" / ")}); ${r.polls} polls returned; ` +
+    (r.profiled ? "run under node --cpu-prof (its sampling thread adds CPU); " : "") +
+    `generator (one undici Pool per replica, one connection per driver) ${round(r.generatorCores, 3)} core`;
+  return [
+    {
+      id: `${prefix}-cpu`,
+      name: `${label}, kernel CPU, ${who}`,
+      unit: "core",
+      value: round(Math.max(...r.cores), 3),
+      ...common,
+      goal: pg ? GOALS.idleCpuPostgres : GOALS.idleCpuSqlite,
+      notes: cpuNotes,
+    },
+    {
+      id: `${prefix}-wake-p50`,
+      name: `${label}, wake latency while they wait, p50`,
+      unit: "ms",
+      value: ms(r.wake.p50),
+      ...common,
+      samples: r.wake.count,
+      notes:
+        `${r.wake.count} samples; max ${r.wake.max} ms; ${r.wake.early} polls returned before the poster read its 201 (counted as 0 ms)` +
+        (r.wake.missed ? `; ${r.wake.missed} polls returned no event or another one` : "") +
+        (pg ? "; poster on replica 1, sleeper on replica 2" : ""),
+    },
+    {
+      id: `${prefix}-wake-p99`,
+      name: `${label}, wake latency while they wait, p99`,
+      unit: "ms",
+      value: ms(r.wake.p99),
+      ...common,
+      samples: r.wake.count,
+      goal: pg ? GOALS.idleWakePostgres : GOALS.idleWakeSqlite,
+    },
+    {
+      id: `${prefix}-rss`,
+      name: `${label}, kernel RSS, ${who}`,
+      unit: "MiB",
+      value: round(Math.max(...r.rss), 1),
+      ...common,
+      goal: GOALS.idleRss,
+      notes: `at the end of the CPU window; per replica ${r.rss.map((m) => round(m, 1)).join(" / ")} MiB`,
     },
   ];
 }

@@ -46,13 +46,17 @@ export function kernelMissing() {
 
 /**
  * `cap-kernel serve --db DB` on a free port, ready when /healthz answers 200.
- * `options`: leaseSeconds, maxAttempts, name (for error reports).
+ * `options`: leaseSeconds, maxAttempts, name (for error reports), nodeArgs (e.g. `--cpu-prof`).
  */
-export async function startKernel(db, { leaseSeconds, maxAttempts, name = "cap-kernel" } = {}) {
+export async function startKernel(
+  db,
+  { leaseSeconds, maxAttempts, name = "cap-kernel", nodeArgs = [] } = {},
+) {
   const missing = kernelMissing();
   if (missing) throw new Error(missing);
   const port = await freePort();
   const args = [
+    ...nodeArgs,
     kernelBin,
     "serve",
     "--host",

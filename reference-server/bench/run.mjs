@@ -27,6 +27,7 @@ import {
   drainFigures,
   footprintFigures,
   IDS,
+  idleFigures,
   redeliveryFigures,
   wakeFigures,
 } from "./figures.mjs";
@@ -37,13 +38,14 @@ import { measureBaseline } from "./scenarios/baseline.mjs";
 import { conversational } from "./scenarios/conversational.mjs";
 import { drain } from "./scenarios/drain.mjs";
 import { footprint } from "./scenarios/footprint.mjs";
+import { idle } from "./scenarios/idle.mjs";
 import { redelivery } from "./scenarios/redelivery.mjs";
 import { wake } from "./scenarios/wake.mjs";
 import { SIZES } from "./sizes.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = join(here, "..", "..");
-const ALL = ["drain", "conversational", "wake", "redelivery", "footprint", "postgres"];
+const ALL = ["drain", "conversational", "wake", "redelivery", "footprint", "idle", "postgres"];
 
 const { values: args } = parseArgs({
   options: {
@@ -51,12 +53,17 @@ const { values: args } = parseArgs({
     only: { type: "string" },
     out: { type: "string" },
     docs: { type: "boolean" },
+    /** Write `node --cpu-prof` profiles of the idle scenario's kernel processes into this folder. */
+    "cpu-prof-dir": { type: "string" },
+    /** Drivers of the idle scenario (default: 2,000 full, 50 quick), e.g. 10000 to check connection limits. */
+    "idle-drivers": { type: "string" },
   },
 });
 const only = new Set(args.only ? args.only.split(",") : ALL);
 for (const name of only)
   if (!ALL.includes(name)) throw new Error(`--only: unknown scenario ${name} (${ALL.join(", ")})`);
-const sizes = args.quick ? SIZES.quick : SIZES.full;
+const sizes = { ...(args.quick ? SIZES.quick : SIZES.full) };
+if (args["idle-drivers"]) sizes.idleDrivers = Number(args["idle-drivers"]);
 const fullRun = !args.quick && !args.only;
 const outFile =
   args.out ??
@@ -150,7 +157,10 @@ if (missing) {
     pg = await findPostgres();
     if (pg.skipped) {
       log(`PostgreSQL skipped: ${pg.skipped}`);
-      report.skip([...IDS.drainPostgres, ...IDS.wakePostgres], pg.skipped);
+      report.skip(
+        [...IDS.drainPostgres, ...IDS.wakePostgres, ...(only.has("idle") ? IDS.idlePostgres : [])],
+        pg.skipped,
+      );
       pg = null;
     } else {
       log(`PostgreSQL: ${pg.source}`);
@@ -183,6 +193,20 @@ if (missing) {
   if (only.has("footprint")) {
     const r = await attempt(IDS.footprint, () => footprint(ctx));
     if (r) report.add(...footprintFigures(r, sizes));
+  }
+  if (only.has("idle")) {
+    const profile = args["cpu-prof-dir"] ? { cpuProfileDir: args["cpu-prof-dir"] } : {};
+    const r = await attempt(IDS.idleSqlite, () => idle(ctx, "sqlite", profile));
+    if (r) report.add(...idleFigures("sqlite", r));
+    if (!pg && !only.has("postgres")) {
+      const found = await findPostgres();
+      if (found.skipped) report.skip(IDS.idlePostgres, found.skipped);
+      else pg = found;
+    }
+    if (pg) {
+      const rp = await attempt(IDS.idlePostgres, () => idle(ctx, "postgres", profile));
+      if (rp) report.add(...idleFigures("postgres", rp));
+    }
   }
 }
 

@@ -19,6 +19,10 @@ export const SIZES = {
     redeliveryAgents: 24,
     redeliveryRounds: 10,
     footprintEvents: 100_000,
+    idleDrivers: 2000,
+    idleWaitSeconds: 25,
+    idleWindowMs: 25_000,
+    idleWakeSamples: 200,
   },
   quick: {
     warmupMs: 200,
@@ -35,5 +39,9 @@ export const SIZES = {
     redeliveryAgents: 4,
     redeliveryRounds: 2,
     footprintEvents: 5000,
+    idleDrivers: 50,
+    idleWaitSeconds: 3,
+    idleWindowMs: 3000,
+    idleWakeSamples: 20,
   },
 };

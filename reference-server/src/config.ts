@@ -11,7 +11,10 @@ export interface KernelConfig {
   maxMessageBytes: number;
   bodyLimitBytes: number;
   idempotencyTtlMs: number;
-  /** A waiting long-poll re-checks the store at least this often (other replicas, missed wake-ups). */
+  /**
+   * Period of the shared long-poll backstop: while polls wait, one store query per period finds the waiting
+   * agents that have ready events (a lost NOTIFY) or a lease another replica started. Not per poll.
+   */
   longPollBackstopMs: number;
 }
 
@@ -23,7 +26,7 @@ export const DEFAULT_CONFIG: KernelConfig = {
   maxMessageBytes: 65536,
   bodyLimitBytes: 1024 * 1024,
   idempotencyTtlMs: 24 * 60 * 60 * 1000,
-  longPollBackstopMs: 250,
+  longPollBackstopMs: 2000,
 };
 
 export function resolveConfig(partial: Partial<KernelConfig> = {}): KernelConfig {

@@ -32,7 +32,11 @@ export function createKernel(options: KernelOptions) {
     config: resolveConfig(options.config),
     clock: options.clock ?? systemClock,
   };
-  const hub = new WakeHub(deps.store);
+  const hub = new WakeHub(deps.store, {
+    clock: deps.clock,
+    maxAttempts: deps.config.maxAttempts,
+    backstopMs: deps.config.longPollBackstopMs,
+  });
   const tokens = createTokensService(deps);
   const messages = createMessagesService(deps);
   const registry = createRegistryService(deps, tokens);

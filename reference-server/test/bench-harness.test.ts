@@ -17,7 +17,7 @@ describe("the benchmark harness", () => {
     await new Promise<void>((resolve, reject) => {
       execFile(
         process.execPath,
-        [run, "--quick", "--only", "drain,wake,redelivery,footprint", "--out", out],
+        [run, "--quick", "--only", "drain,wake,redelivery,footprint,idle", "--out", out],
         { timeout: 240_000 },
         (error, _stdout, stderr) => (error ? reject(new Error(`bench failed: ${stderr}`)) : resolve()),
       );
@@ -31,6 +31,8 @@ describe("the benchmark harness", () => {
       "wake-sqlite-idle-p99",
       "redelivery-sqlite-p99",
       "rss-idle-sqlite",
+      "idle-sqlite-cpu",
+      "idle-sqlite-rss",
     ]) {
       const r = sqlite.find((x) => x.id === id);
       expect(r, id).toBeDefined();

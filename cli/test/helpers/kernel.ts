@@ -45,14 +45,19 @@ export interface PodMessage {
 
 export class TestKernel {
   readonly dir = mkdtempSync(join(tmpdir(), "commonly-cli-kernel-"));
-  readonly db = `sqlite:${join(this.dir, "kernel.db")}`;
+  readonly db: string;
   url = "";
   podId = "";
   adminToken = "";
   stderr = "";
   #child: ChildProcess | undefined;
 
-  constructor(readonly options: { leaseSeconds?: number; maxAttempts?: number; profile?: string } = {}) {}
+  /** `db`: a `--db` URL (e.g. a PostgreSQL the test can restart); default a fresh SQLite file. */
+  constructor(
+    readonly options: { leaseSeconds?: number; maxAttempts?: number; db?: string; profile?: string } = {},
+  ) {
+    this.db = options.db ?? `sqlite:${join(this.dir, "kernel.db")}`;
+  }
 
   async start(): Promise<this> {
     const { stdout } = await promisify(execFile)(

@@ -13,3 +13,4 @@ export {
   type TestKernel,
 } from "./kernel.js";
 export { type Spawned, spawnProcess, waitFor } from "./process.js";
+export { type AnswerSeen, type InterposedProxy, interposeProxy } from "./proxy.js";

@@ -5,9 +5,12 @@
  * which the tests use to act as the human and to read the kernel's state.
  *
  * Must never: reach into the kernel's database or internals — everything goes through its CLI and HTTP.
+ * The one exception is `lockStore()`, which takes the SQLite file's write lock the way another process
+ * would, to stage a store outage (the kernel then answers 503 store_unavailable).
  */
 import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -42,6 +45,11 @@ export interface TestKernel {
   agents: Record<string, KernelAgent>;
   admin: AdminClient;
   process: Spawned;
+  /**
+   * Stages a store outage: another connection holds the database's write lock until the returned function
+   * is called, so every request that writes answers 503 store_unavailable (after a 250 ms busy wait).
+   */
+  lockStore(): () => void;
   stop(): Promise<void>;
 }
 
@@ -79,7 +87,8 @@ export async function startKernel(options: StartKernelOptions): Promise<TestKern
   const server = spawnProcess(
     process.execPath,
     [bin, "serve", "--db", db, "--host", "127.0.0.1", "--port", "0", "--log-level", "warn", ...timing],
-    { name: "cap-kernel serve" },
+    // A short busy wait, so a staged outage (lockStore) answers 503 quickly.
+    { name: "cap-kernel serve", env: { ...process.env, CAP_SQLITE_BUSY_TIMEOUT_MS: "250" } },
   );
   let url: string;
   try {
@@ -98,6 +107,16 @@ export async function startKernel(options: StartKernelOptions): Promise<TestKern
     agents,
     admin: adminClient(url, user.token),
     process: server,
+    lockStore() {
+      // better-sqlite3 as the kernel itself resolves it (the console package does not depend on it).
+      const Database = createRequire(bin)("better-sqlite3");
+      const other = new Database(db.slice("sqlite:".length));
+      other.exec("BEGIN IMMEDIATE");
+      return () => {
+        other.exec("ROLLBACK");
+        other.close();
+      };
+    },
     async stop() {
       await server.stop();
       rmSync(dir, { recursive: true, force: true });

@@ -6,7 +6,7 @@
 import { execFileSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { spawnProcess, startKernel, waitFor } from "@commonly/cap-console/testing";
+import { interposeProxy, spawnProcess, startKernel, waitFor } from "@commonly/cap-console/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const script = join(dirname(fileURLToPath(import.meta.url)), "..", "echo.sh");
@@ -26,7 +26,8 @@ const eventsOf = async (name) =>
     ?.events ?? [];
 
 beforeAll(async () => {
-  kernel = await startKernel({ agents: ["echo-sh"] });
+  // Short leases: an event whose ack the outage refused comes back soon.
+  kernel = await startKernel({ agents: ["echo-sh", "echo-sh-rider"], leaseSeconds: 5 });
   driver = spawnProcess("bash", [script], {
     env: { ...process.env, CAP_URL: kernel.url, CAP_TOKEN: kernel.agents["echo-sh"].token },
     name: "examples/bash-curl",
@@ -67,4 +68,46 @@ describe("examples/bash-curl against cap-kernel", () => {
     await waitFor("the script's log line", () => driver.output().includes(`task.assigned ${injected.id}`));
     expect(driver.output()).toContain(`task.assigned ${injected.id}: skipped`);
   });
+
+  it("rides through a store outage between its reply and its ack: the turn is answered once and acked", async () => {
+    // A second instance of the driver, behind a proxy that takes the store away (503 store_unavailable)
+    // the moment its reply was posted — before it acks — and gives it back once its ack was refused.
+    let unlock;
+    const refused = [];
+    const proxy = await interposeProxy(kernel.url, ({ method, path, status }) => {
+      if (status === 503) refused.push(`${method} ${path}`);
+      if (!unlock && method === "POST" && path.includes("/messages") && status === 201)
+        unlock = kernel.lockStore();
+    });
+    const rider = spawnProcess("bash", [script], {
+      env: { ...process.env, CAP_URL: proxy.url, CAP_TOKEN: kernel.agents["echo-sh-rider"].token },
+      name: "examples/bash-curl (rider)",
+    });
+    try {
+      const posted = await kernel.admin.post(`/api/pods/${kernel.podId}/messages`, { content: "outage" });
+      await waitFor("the rider's ack refused with 503", () => refused.some((r) => r.endsWith("/ack")), {
+        timeoutMs: 30_000,
+      });
+      unlock();
+      await waitFor("the rider's event acked", async () =>
+        (await eventsOf("echo-sh-rider")).find(
+          (e) => e.payload?.messageId === posted.id && e.state === "acked",
+        ),
+      );
+      await kernel.admin.post(`/api/pods/${kernel.podId}/messages`, { content: "after the outage" });
+      await waitFor("the rider's echo after the outage", async () => {
+        const { messages } = await kernel.admin.get(`/api/pods/${kernel.podId}/messages?limit=50`);
+        return messages.find(
+          (m) => m.content === "echo: after the outage" && m.author.name === "echo-sh-rider",
+        );
+      });
+      const { messages } = await kernel.admin.get(`/api/pods/${kernel.podId}/messages?limit=50`);
+      expect(
+        messages.filter((m) => m.content === "echo: outage" && m.author.name === "echo-sh-rider"),
+      ).toHaveLength(1);
+    } finally {
+      await rider.stop();
+      await proxy.close();
+    }
+  }, 90_000);
 });

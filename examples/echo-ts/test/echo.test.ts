@@ -7,6 +7,7 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
+  interposeProxy,
   type Spawned,
   spawnProcess,
   startKernel,
@@ -24,6 +25,7 @@ interface QueuedEvent {
   type: string;
   state: string;
   attempts: number;
+  payload?: { messageId?: string };
 }
 
 async function eventsOf(agentName: string): Promise<QueuedEvent[]> {
@@ -32,7 +34,8 @@ async function eventsOf(agentName: string): Promise<QueuedEvent[]> {
 }
 
 beforeAll(async () => {
-  kernel = await startKernel({ agents: ["echo-ts"] });
+  // Short leases: an event whose ack the outage refused comes back soon.
+  kernel = await startKernel({ agents: ["echo-ts", "echo-ts-rider"], leaseSeconds: 5 });
   driver = spawnProcess(process.execPath, [example], {
     env: { ...process.env, CAP_URL: kernel.url, CAP_TOKEN: kernel.agents["echo-ts"]!.token },
     name: "examples/echo-ts",
@@ -77,4 +80,50 @@ describe("examples/echo-ts against cap-kernel", () => {
     );
     expect(driver.output()).toContain(`task.assigned ${injected.id} attempt 1: skipped`);
   });
+
+  it("rides through a store outage between its reply and its ack: the turn is answered once and acked", async () => {
+    // A second instance of the driver, behind a proxy that takes the store away (503 store_unavailable)
+    // the moment its reply was posted — before it acks — and gives it back once its ack was refused.
+    let unlock: (() => void) | undefined;
+    const refused: string[] = [];
+    const proxy = await interposeProxy(kernel.url, ({ method, path, status }) => {
+      if (status === 503) refused.push(`${method} ${path}`);
+      if (!unlock && method === "POST" && path.includes("/messages") && status === 201)
+        unlock = kernel.lockStore();
+    });
+    const rider = spawnProcess(process.execPath, [example], {
+      env: { ...process.env, CAP_URL: proxy.url, CAP_TOKEN: kernel.agents["echo-ts-rider"]!.token },
+      name: "examples/echo-ts (rider)",
+    });
+    try {
+      const posted = await kernel.admin.post(`/api/pods/${kernel.podId}/messages`, { content: "outage" });
+      await waitFor("the rider's ack refused with 503", () => refused.some((r) => r.endsWith("/ack")), {
+        timeoutMs: 30_000,
+      });
+      unlock?.();
+      await waitFor("the rider's event acked", async () =>
+        (await eventsOf("echo-ts-rider")).find(
+          (e) => e.payload?.messageId === posted.id && e.state === "acked",
+        ),
+      );
+      await kernel.admin.post(`/api/pods/${kernel.podId}/messages`, { content: "after the outage" });
+      await waitFor("the rider's echo after the outage", async () => {
+        const { messages } = await kernel.admin.get(`/api/pods/${kernel.podId}/messages?limit=50`);
+        return messages.find(
+          (m: { content: string; author: { name: string } }) =>
+            m.content === "echo: after the outage" && m.author.name === "echo-ts-rider",
+        );
+      });
+      const { messages } = await kernel.admin.get(`/api/pods/${kernel.podId}/messages?limit=50`);
+      expect(
+        messages.filter(
+          (m: { content: string; author: { name: string } }) =>
+            m.content === "echo: outage" && m.author.name === "echo-ts-rider",
+        ),
+      ).toHaveLength(1);
+    } finally {
+      await rider.stop();
+      await proxy.close();
+    }
+  }, 90_000);
 });

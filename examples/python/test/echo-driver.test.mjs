@@ -6,7 +6,7 @@
  */
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { spawnProcess, startKernel, waitFor } from "@commonly/cap-console/testing";
+import { interposeProxy, spawnProcess, startKernel, waitFor } from "@commonly/cap-console/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const script = join(dirname(fileURLToPath(import.meta.url)), "..", "echo_driver.py");
@@ -26,7 +26,8 @@ async function echoOf(content) {
 }
 
 beforeAll(async () => {
-  kernel = await startKernel({ agents: ["echo-py"] });
+  // Short leases: an event whose ack the outage refused comes back soon.
+  kernel = await startKernel({ agents: ["echo-py", "echo-py-rider"], leaseSeconds: 5 });
   token = kernel.agents["echo-py"].token;
   driver = spawnProcess("python3", ["-u", script], {
     env: { ...process.env, CAP_URL: kernel.url, CAP_TOKEN: token },
@@ -81,4 +82,49 @@ describe("examples/python against cap-kernel", () => {
     await waitFor("the driver's log line", () => driver.output().includes(`summary.ready ${injected.id}`));
     expect(driver.output()).toContain(`summary.ready ${injected.id} attempt 1: skipped`);
   });
+
+  it("rides through a store outage between its turn and its ack: the turn is answered once and acked", async () => {
+    // A second instance of the driver, behind a proxy that takes the store away (503 store_unavailable)
+    // the moment its turn is done (reply posted, memory written) — before it acks — and gives it back
+    // once the kernel has refused it.
+    let unlock;
+    const refused = [];
+    const proxy = await interposeProxy(kernel.url, ({ method, path, status }) => {
+      if (status === 503) refused.push(`${method} ${path}`);
+      if (!unlock && method === "PUT" && path.endsWith("/memory") && status === 200)
+        unlock = kernel.lockStore();
+    });
+    const rider = spawnProcess("python3", ["-u", script], {
+      env: { ...process.env, CAP_URL: proxy.url, CAP_TOKEN: kernel.agents["echo-py-rider"].token },
+      name: "examples/python (rider)",
+    });
+    try {
+      const posted = await kernel.admin.post(`/api/pods/${kernel.podId}/messages`, { content: "outage" });
+      await waitFor("the store to be taken away", () => unlock !== undefined);
+      await waitFor("the rider's ack refused with 503", () => refused.some((r) => r.endsWith("/ack")), {
+        timeoutMs: 30_000,
+      });
+      unlock();
+      await waitFor("the rider's event acked", async () =>
+        (await eventsOf("echo-py-rider")).find(
+          (e) => e.payload?.messageId === posted.id && e.state === "acked",
+        ),
+      );
+      await kernel.admin.post(`/api/pods/${kernel.podId}/messages`, { content: "after the outage" });
+      await waitFor("the rider's echo after the outage", async () => {
+        const { messages } = await kernel.admin.get(`/api/pods/${kernel.podId}/messages?limit=50`);
+        return messages.find(
+          (m) => m.content === "echo: after the outage" && m.author.name === "echo-py-rider",
+        );
+      });
+      const { messages } = await kernel.admin.get(`/api/pods/${kernel.podId}/messages?limit=50`);
+      expect(
+        messages.filter((m) => m.content === "echo: outage" && m.author.name === "echo-py-rider"),
+      ).toHaveLength(1);
+      expect(rider.output()).not.toMatch(/Traceback/);
+    } finally {
+      await rider.stop();
+      await proxy.close();
+    }
+  }, 90_000);
 });

@@ -2,6 +2,7 @@
  * `cap-kernel serve`: open the store, build the app, listen; on SIGTERM/SIGINT shut down gracefully
  * (long-polls released with [], in-flight requests finished, store closed) and exit 0.
  */
+import { readFileSync } from "node:fs";
 import { buildApp } from "../http/app.js";
 import { openStore } from "../store/open.js";
 import { baseUrlFor, resolveServe, type ServeFlags } from "./settings.js";
@@ -15,7 +16,8 @@ export async function startServer(flags: ServeFlags, extra?: { logger?: false })
     profile: s.profile,
     logger: extra?.logger === false ? false : { level: s.logLevel },
   });
-  await app.listen({ port: s.port, host: s.host });
+  // A larger accept backlog so thousands of drivers (re)connecting at once are not refused.
+  await app.listen({ port: s.port, host: s.host, backlog: 4096 });
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : s.port;
   return { app, store, settings: s, url: baseUrlFor(s.host, port) };
@@ -40,8 +42,27 @@ export function closeOnSignals(close: () => Promise<void>): Promise<void> {
   });
 }
 
+/** The process's open-file limit (Node raises the soft limit to the hard one at start), null off Linux. */
+function openFileLimit(): number | null {
+  try {
+    const line = readFileSync("/proc/self/limits", "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("Max open files"));
+    const n = Number(line?.split(/\s+/)[3]);
+    return Number.isFinite(n) ? n : null;
+  } catch {
+    return null;
+  }
+}
+
 export async function serveCommand(flags: ServeFlags): Promise<void> {
   const { app, store, url, settings } = await startServer(flags);
+  const files = openFileLimit();
+  // Each open driver connection is a file descriptor: a low limit caps the waiting long-polls.
+  if (files !== null && files < 10_240)
+    process.stderr.write(
+      `cap-kernel: warning: open-file limit is ${files}, so at most about ${files - 64} drivers can hold a connection; raise it (ulimit -n, systemd LimitNOFILE)\n`,
+    );
   process.stderr.write(
     `cap-kernel: listening on ${url} (store ${store.kind}, lease ${settings.leaseSeconds}s, maxAttempts ${settings.maxAttempts}, profile ${settings.profile})\n`,
   );

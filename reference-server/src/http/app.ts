@@ -15,6 +15,7 @@ import { type ProfileName, wireProfile } from "../profiles/index.js";
 import type { Store } from "../store/contract.js";
 import { installJsonOnly } from "./content-type.js";
 import { installErrorHandling } from "./errors.js";
+import { installGracefulClose } from "./graceful-close.js";
 import { createLogger, type LoggerOptions } from "./logger.js";
 import { createMetrics } from "./metrics.js";
 import { adminRoutes } from "./routes/admin.js";
@@ -34,6 +35,9 @@ export interface BuildAppOptions {
 }
 
 export type KernelApp = FastifyInstance & { kernel: Kernel };
+
+/** Server timeouts (ms), exported for the test that holds them against the longest long-poll. */
+export const SERVER_TIMEOUTS = { keepAliveTimeout: 72_000, requestTimeout: 60_000 };
 
 let validatorsCache: Validators | null = null;
 
@@ -59,6 +63,14 @@ export async function buildApp(options: BuildAppOptions): Promise<KernelApp> {
     return503OnClosing: false,
     // An automatic HEAD twin of GET /events would claim events and throw them away.
     exposeHeadRoutes: false,
+    // Long-polls: a 25 s wait must outlive every server timeout, and thousands of drivers may each keep one
+    // connection open. No idle-socket timeout (a parked poll sends nothing for 25 s), keep-alive well past
+    // the longest wait so the next poll reuses the connection, no cap on requests per connection. The
+    // request timeout covers receiving a request only (slow uploads), never the wait for its answer.
+    connectionTimeout: 0,
+    keepAliveTimeout: SERVER_TIMEOUTS.keepAliveTimeout,
+    requestTimeout: SERVER_TIMEOUTS.requestTimeout,
+    maxRequestsPerSocket: 0,
   }) as unknown as FastifyInstance;
 
   let closing = false;
@@ -84,7 +96,7 @@ export async function buildApp(options: BuildAppOptions): Promise<KernelApp> {
       reply.elapsedTime / 1000,
     );
   });
-  app.addHook("preClose", async () => {
+  installGracefulClose(app, () => {
     closing = true;
     kernel.hub.close();
   });

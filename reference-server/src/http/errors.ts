@@ -1,10 +1,15 @@
 /**
  * Turns anything thrown during a request into the one error shape `{code, message, details?}` with the
  * registry's status (brief §2.8). Framework errors (media type, body size, JSON syntax) are mapped to
- * their registry codes; anything unexpected is logged and answered 500 internal_error without a stack.
+ * their registry codes; a store outage is 503 store_unavailable with Retry-After; anything unexpected is
+ * logged and answered 500 internal_error without a stack.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { type ErrorCode, errorEntry, KernelError } from "../errors/registry.js";
+import { StoreUnavailableError } from "../store/contract.js";
+
+/** Seconds a client should wait before retrying while the store is out (a restart takes about that). */
+export const STORE_RETRY_AFTER_S = 1;
 
 const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: "unsupported_media_type",
@@ -38,6 +43,12 @@ export function installErrorHandling(app: FastifyInstance): void {
       if (err.code === "unavailable") reply.header("Retry-After", "1");
       for (const [k, v] of Object.entries(err.headers ?? {})) reply.header(k, v);
       return sendError(reply, err.code, err.message, err.details);
+    }
+    // A store outage passes: say so (503 + Retry-After) instead of reporting a fault (CAP-ERR-9).
+    if (err instanceof StoreUnavailableError) {
+      req.log.warn({ err: err.message }, "store unavailable");
+      reply.header("Retry-After", String(STORE_RETRY_AFTER_S));
+      return sendError(reply, "store_unavailable");
     }
     const mapped = FASTIFY_CODES[(err as FastifyError).code ?? ""];
     if (mapped) return sendError(reply, mapped);

@@ -75,19 +75,23 @@ export function createEventsService(
         for (;;) {
           waiter.reset();
           // One `now` for the claim and the lease look-up: a lease that ends between the two reads is
-          // then found (and waited for, 0 ms) instead of slipping past both until the backstop fires.
+          // then found (and scheduled, due at once) instead of slipping past both until the backstop fires.
           const now = clock.now();
           const events = await claim(caller.agentId, limit, now, pollId);
           const left = deadline - performance.now();
           if (events.length > 0 || left <= 0) return events;
+          // The agent's next lease expiry goes to the process-wide scheduler (one timer for all polls); the
+          // poll itself then sleeps until a wake-up or its deadline, without re-querying on a timer.
           const next = await store.nextLeaseExpiry({
             agentId: caller.agentId,
             now,
             maxAttempts: config.maxAttempts,
           });
-          const untilLease = next === null ? Number.POSITIVE_INFINITY : next - now;
-          const reason = await waiter.wait(Math.min(left, untilLease, config.longPollBackstopMs), signal);
-          if (reason === "closed" || reason === "aborted") return [];
+          if (next !== null) hub.wakeAt(caller.agentId, next);
+          const reason = await waiter.wait(deadline - performance.now(), signal);
+          // A wait that ran out with no wake-up has nothing new to claim (every source that readies an
+          // event wakes it); the driver's next poll claims anyway, so no second query per idle cycle.
+          if (reason !== "woken") return [];
         }
       } finally {
         waiter.dispose();

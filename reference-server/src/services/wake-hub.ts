@@ -1,10 +1,22 @@
 /**
- * In-process wake-ups for long-polls, keyed by agent identity. The store signals "this agent may have
- * ready events" (after a commit here, or via LISTEN/NOTIFY from another replica); every waiting poll of
- * that agent re-checks. Wake-ups are hints: a poll always re-claims from the store. close() releases
- * every waiter (graceful shutdown). Must never hold a poll past its deadline.
+ * In-process wake-ups for long-polls, keyed by agent identity. A waiting poll is woken only by:
+ *   - "this agent may have ready events" from the store (after a commit here, or via LISTEN/NOTIFY from
+ *     another replica);
+ *   - the agent's next ready instant (a lease ending, a delayed release), scheduled once per process in
+ *     one ReadyScheduler, however many polls wait;
+ *   - the shared backstop: while anyone waits, every `backstopMs` ONE store query asks which of the
+ *     waiting agents have ready events (woken) or a future ready instant (scheduled) — this covers a lost
+ *     NOTIFY and a lease another replica started; it also runs at once when the store reports that
+ *     wake-ups may have been missed (PostgreSQL: the LISTEN connection came back);
+ *   - the end of its own wait, or close()/abort.
+ * Wake-ups are hints: a woken poll re-claims from the store. No waiting poll queries the store on a timer.
+ *
+ * Must never: hold a poll past its deadline, run two backstop sweeps at once, or let a store failure in
+ * the backstop escape (the next tick tries again).
  */
+import type { Clock } from "../clock.js";
 import type { Store } from "../store/contract.js";
+import { ReadyScheduler, systemTimers, type Timers } from "./ready-scheduler.js";
 
 export type WakeReason = "woken" | "timer" | "closed" | "aborted";
 
@@ -17,18 +29,42 @@ export interface Waiter {
   dispose(): void;
 }
 
+export interface WakeHubOptions {
+  clock: Clock;
+  maxAttempts: number;
+  /** Period of the shared backstop sweep while polls wait. */
+  backstopMs: number;
+  timers?: Timers;
+}
+
 interface Entry {
   signalled: boolean;
   resolve: ((r: WakeReason) => void) | null;
 }
 
+/** Agents per backstop query (keeps parameter lists small on both stores). */
+const SWEEP_CHUNK = 500;
+
 export class WakeHub {
   private readonly byAgent = new Map<string, Set<Entry>>();
   private closed = false;
-  private readonly unsubscribe: () => void;
+  private readonly unsubscribe: Array<() => void>;
+  private readonly scheduler: ReadyScheduler;
+  private readonly timers: Timers;
+  private backstop: unknown = null;
+  private sweeping: Promise<void> | null = null;
+  private sweepAgain = false;
 
-  constructor(store: Store) {
-    this.unsubscribe = store.onEventsReady((agentId) => this.wake(agentId));
+  constructor(
+    private readonly store: Store,
+    private readonly options: WakeHubOptions,
+  ) {
+    this.timers = options.timers ?? systemTimers;
+    this.scheduler = new ReadyScheduler(options.clock, (id) => this.wake(id), this.timers);
+    this.unsubscribe = [
+      store.onEventsReady((agentId) => this.wake(agentId)),
+      store.onWakeupsMissed(() => void this.sweep()),
+    ];
   }
 
   get isClosed(): boolean {
@@ -42,10 +78,20 @@ export class WakeHub {
     }
   }
 
+  /** Wake the agent's polls at `at` (epoch ms): its next lease expiry or delayed-release instant. */
+  wakeAt(agentId: string, at: number): void {
+    if (!this.closed) this.scheduler.at(agentId, at);
+  }
+
   waiterCount(): number {
     let n = 0;
     for (const set of this.byAgent.values()) n += set.size;
     return n;
+  }
+
+  /** Agents with an instant in the scheduler (metrics, tests). */
+  scheduledCount(): number {
+    return this.scheduler.size;
   }
 
   subscribe(agentId: string): Waiter {
@@ -56,6 +102,7 @@ export class WakeHub {
       this.byAgent.set(agentId, set);
     }
     set.add(entry);
+    this.startBackstop();
     const hub = this;
     return {
       get signalled() {
@@ -85,15 +132,73 @@ export class WakeHub {
         entry.resolve = null;
         set.delete(entry);
         if (set.size === 0 && hub.byAgent.get(agentId) === set) hub.byAgent.delete(agentId);
+        if (hub.byAgent.size === 0) hub.stopBackstop();
       },
     };
+  }
+
+  /**
+   * One pass of the shared backstop: which waiting agents have an event ready now (woken) or at a later
+   * instant (scheduled). A call while a pass runs queues exactly one more pass after it.
+   */
+  sweep(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    if (this.sweeping) {
+      this.sweepAgain = true;
+      return this.sweeping;
+    }
+    this.sweeping = this.sweepOnce().finally(() => {
+      this.sweeping = null;
+      if (this.sweepAgain) {
+        this.sweepAgain = false;
+        void this.sweep();
+      }
+    });
+    return this.sweeping;
+  }
+
+  private async sweepOnce(): Promise<void> {
+    const ids = [...this.byAgent.keys()];
+    for (let i = 0; i < ids.length && !this.closed; i += SWEEP_CHUNK) {
+      const now = this.options.clock.now();
+      let found: { agentId: string; at: number }[];
+      try {
+        found = await this.store.readyInstants({
+          agentIds: ids.slice(i, i + SWEEP_CHUNK),
+          now,
+          maxAttempts: this.options.maxAttempts,
+        });
+      } catch {
+        return; // the store is unreachable: the waiting polls end at their deadline; the next tick retries
+      }
+      for (const { agentId, at } of found) {
+        if (at <= now) this.wake(agentId);
+        else this.wakeAt(agentId, at);
+      }
+    }
+  }
+
+  private startBackstop(): void {
+    if (this.backstop !== null || this.closed) return;
+    const tick = () => {
+      this.backstop = this.timers.set(tick, this.options.backstopMs);
+      void this.sweep();
+    };
+    this.backstop = this.timers.set(tick, this.options.backstopMs);
+  }
+
+  private stopBackstop(): void {
+    if (this.backstop !== null) this.timers.clear(this.backstop);
+    this.backstop = null;
   }
 
   /** Release every waiting poll and refuse new waits. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.unsubscribe();
+    for (const u of this.unsubscribe) u();
+    this.stopBackstop();
+    this.scheduler.clear();
     for (const set of this.byAgent.values()) for (const e of set) e.resolve?.("closed");
   }
 }

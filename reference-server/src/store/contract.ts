@@ -197,6 +197,16 @@ export interface StoreOps {
   failExhausted(input: { now: number; maxAttempts: number; agentId?: string }): Promise<number>;
   /** Earliest lease expiry after `now` among this agent's leased events with budget left. */
   nextLeaseExpiry(input: { agentId: string; now: number; maxAttempts: number }): Promise<number | null>;
+  /**
+   * For each of `agentIds` that has an event ready now or later — pending (ready now), or leased with budget
+   * left (ready at its lease expiry) — the earliest such instant; `at <= now` means ready now. Agents with
+   * nothing open are absent. One query for many agents: the long-poll backstop.
+   */
+  readyInstants(input: {
+    agentIds: string[];
+    now: number;
+    maxAttempts: number;
+  }): Promise<{ agentId: string; at: number }[]>;
   /** Failed events, newest failure first. */
   listDeadLetters(filter: { agentId?: string; podId?: string; limit: number }): Promise<EventRecord[]>;
   /**
@@ -271,6 +281,12 @@ export interface Store extends StoreOps {
    * listeners re-check with claimEvents. Returns an unsubscribe function.
    */
   onEventsReady(listener: (agentId: string) => void): () => void;
+  /**
+   * Subscribe to "wake-ups may have been lost" (PostgreSQL: the LISTEN connection was re-established after
+   * a gap, during which other replicas' NOTIFYs went nowhere). Listeners re-check every waiting poll.
+   * SQLite never calls it: every wake-up is in-process. Returns an unsubscribe function.
+   */
+  onWakeupsMissed(listener: () => void): () => void;
   /** Throws when the store cannot answer a trivial query (used by /readyz). */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -282,6 +298,18 @@ export interface Store extends StoreOps {
  */
 export class StoreConflictError extends Error {
   override readonly name = "StoreConflictError";
+}
+
+/**
+ * Thrown by a store when it cannot reach its database (connection refused or lost, server restarting,
+ * lock or I/O failure) — a condition that passes, as opposed to a fault. The HTTP layer answers it with
+ * 503 store_unavailable and Retry-After. The operation applied wholly or not at all.
+ */
+export class StoreUnavailableError extends Error {
+  override readonly name = "StoreUnavailableError";
+  constructor(cause: unknown) {
+    super(`store unavailable: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+  }
 }
 
 /** The operations grouped by protocol noun; both implementations split their modules along these lines. */
@@ -348,6 +376,7 @@ export type EventOpName =
   | "renewLease"
   | "failExhausted"
   | "nextLeaseExpiry"
+  | "readyInstants"
   | "listDeadLetters"
   | "requeueEvent"
   | "failOpenEvents"

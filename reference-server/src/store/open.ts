@@ -6,7 +6,17 @@ import type { Store } from "./contract.js";
 import { openSqliteStore } from "./sqlite/index.js";
 
 export async function openStore(url: string): Promise<Store> {
-  if (url.startsWith("sqlite:")) return openSqliteStore({ path: url.slice("sqlite:".length) || ":memory:" });
+  if (url.startsWith("sqlite:")) {
+    // CAP_SQLITE_BUSY_TIMEOUT_MS: how long a request waits for a file another process holds locked before
+    // it answers 503 store_unavailable (default 5000).
+    const busy = Number(process.env.CAP_SQLITE_BUSY_TIMEOUT_MS);
+    return openSqliteStore({
+      path: url.slice("sqlite:".length) || ":memory:",
+      ...(Number.isFinite(busy) && busy >= 0 && process.env.CAP_SQLITE_BUSY_TIMEOUT_MS
+        ? { busyTimeoutMs: busy }
+        : {}),
+    });
+  }
   if (url.startsWith("postgres://") || url.startsWith("postgresql://")) {
     const modulePath = "./postgres/index.js";
     let mod: { openPostgresStore?: (o: { url: string }) => Promise<Store> };

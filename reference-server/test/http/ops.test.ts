@@ -17,11 +17,11 @@ describe("ops routes", () => {
     expect((await w.req({ url: "/readyz" })).json()).toEqual({ ok: true, store: "sqlite", profile: "cap" });
   });
 
-  it("answers /readyz 503 unavailable when the store cannot be reached", async () => {
+  it("answers /readyz 503 store_unavailable when the store cannot be reached", async () => {
     w = await makeWorld();
     await w.store.close();
     const res = await w.req({ url: "/readyz" });
-    expect([res.statusCode, res.json().code]).toEqual([503, "unavailable"]);
+    expect([res.statusCode, res.json().code]).toEqual([503, "store_unavailable"]);
     expect(res.headers["retry-after"]).toBe("1");
   });
 

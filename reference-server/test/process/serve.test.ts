@@ -3,10 +3,19 @@
  * the same SQLite file with no server running, and graceful shutdown on SIGTERM releasing a long-poll.
  */
 import { mkdtempSync } from "node:fs";
+import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { api, cli, startKernel } from "../helpers/process.js";
+
+function openSocket(port: number, host: string): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const s = connect(port, host, () => resolve(s));
+    s.once("error", reject);
+    s.on("data", () => {});
+  });
+}
 
 describe("cap-kernel serve", () => {
   it("serves a provisioned file, takes flags over CAP_* variables, and shuts down gracefully on SIGTERM", async () => {
@@ -43,6 +52,36 @@ describe("cap-kernel serve", () => {
       k.proc.kill("SIGKILL");
     }
   });
+
+  it("exits 0 on SIGTERM although clients hold open connections with no request, or an abandoned long-poll", async () => {
+    const db = `sqlite:${join(mkdtempSync(join(tmpdir(), "cap-serve-")), "k.db")}`;
+    const fixture = JSON.parse(
+      await cli(["provision", "--for-conformance", "--db", db, "--base-url", "http://x"]),
+    );
+    const k = await startKernel(["--db", db]);
+    const { port, hostname } = new URL(k.url);
+    const sockets: Socket[] = [];
+    try {
+      // A connection that never sends a request, and one whose long-poll is abandoned mid-wait but kept open.
+      sockets.push(await openSocket(Number(port), hostname));
+      const abandoned = await openSocket(Number(port), hostname);
+      sockets.push(abandoned);
+      abandoned.write(
+        `GET /api/agents/runtime/events?waitSeconds=25 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${fixture.agents[0].token}\r\n\r\n`,
+      );
+      for (let i = 0; i < 200; i++) {
+        const m = await fetch(`${k.url}/metrics`).then((r) => r.text());
+        if (/cap_long_polls_waiting 1/.test(m)) break;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      k.proc.kill("SIGTERM");
+      // Before the fix the kernel waited on these sockets until its 30 s forced exit, with code 1.
+      expect(await k.exited).toBe(0);
+    } finally {
+      for (const s of sockets) s.destroy();
+      k.proc.kill("SIGKILL");
+    }
+  }, 60_000);
 
   it("refuses bad settings at start", async () => {
     await expect(startKernel(["--db", "sqlite::memory:", "--max-attempts", "zero"])).rejects.toThrow(

@@ -136,6 +136,30 @@ export function runEventContract(store: () => Store): void {
       expect(await s.nextLeaseExpiry({ agentId: "agt_b", now: T0, maxAttempts: MAX })).toBeNull();
     });
 
+    it("reports, in one call for many agents, when each has an event ready: now, at a lease's end, or never", async () => {
+      const s = store();
+      const ready = async (agentIds: string[], now: number) =>
+        (await s.readyInstants({ agentIds, now, maxAttempts: MAX }))
+          .map((r) => [r.agentId, r.at <= now ? "now" : r.at - T0] as const)
+          .sort((x, y) => x[0].localeCompare(y[0]));
+      expect(await ready([], T0)).toEqual([]);
+      await s.enqueueEvents(events("agt_a", "pod_a", 2)); // a: pending → ready now
+      await s.enqueueEvents(events("agt_b", "pod_a", 1)); // b: leased below → ready at the lease's end
+      await s.enqueueEvents(events("agt_c", "pod_a", 1)); // c: acked below → nothing
+      await claim("agt_b", T0 + 100);
+      const [c] = (await claim("agt_c", T0)).events;
+      await s.ackEvent({ agentId: "agt_c", eventId: c!.id, now: T0 + 1, result: null });
+      expect(await ready(["agt_a", "agt_b", "agt_c", "agt_none"], T0 + 200)).toEqual([
+        ["agt_a", "now"],
+        ["agt_b", 100 + LEASE],
+      ]);
+      expect(await ready(["agt_b"], T0 + 100 + LEASE)).toEqual([["agt_b", "now"]]);
+      // b's last allowed delivery: once its lease ends it becomes failed, never ready again.
+      await claim("agt_b", T0 + 100 + LEASE);
+      await claim("agt_b", T0 + 100 + 2 * LEASE);
+      expect(await ready(["agt_b"], T0 + 200 + 2 * LEASE)).toEqual([]);
+    });
+
     it("requeues a failed event with a fresh delivery budget and refuses other states", async () => {
       const s = store();
       const [ev, other] = events("agt_a", "pod_a", 2);

@@ -1,9 +1,10 @@
 /**
  * Operations routes, unauthenticated: /healthz (the process is up), /readyz (the store answers a query;
- * 503 unavailable otherwise, and while shutting down; it names the store and the wire profile), /metrics (Prometheus text format).
+ * 503 store_unavailable otherwise, 503 unavailable while shutting down; it names the store and the wire
+ * profile), /metrics (Prometheus text format).
  */
 import type { FastifyInstance } from "fastify";
-import { fail } from "../../errors/registry.js";
+import { fail, KernelError } from "../../errors/registry.js";
 import type { Metrics } from "../metrics.js";
 import type { RouteDeps } from "../types.js";
 
@@ -17,7 +18,7 @@ export async function opsRoutes(
     try {
       await deps.kernel.store.ping();
     } catch {
-      fail("unavailable", "The store cannot be reached.");
+      throw new KernelError("store_unavailable", undefined, undefined, { "Retry-After": "1" });
     }
     return { ok: true, store: deps.kernel.store.kind, profile: deps.profile.name };
   });

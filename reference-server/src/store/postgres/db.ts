@@ -1,6 +1,7 @@
 /**
  * The small runtime the PostgreSQL operations are written against: run a statement on the pool or on the
- * client of the current transaction, map unique violations to StoreConflictError, record which agents to
+ * client of the current transaction, map unique violations to StoreConflictError and outages (connection
+ * refused or lost, server restarting) to StoreUnavailableError, record which agents to
  * wake once the write has committed, and keep every JavaScript string storable.
  *
  * PostgreSQL `text` cannot hold U+0000, which is a valid character in a JSON string and in a decoded URL
@@ -14,7 +15,7 @@
  * refuses), or call the wake-up listeners before the write they announce has committed.
  */
 import type pg from "pg";
-import { StoreConflictError } from "../contract.js";
+import { StoreConflictError, StoreUnavailableError } from "../contract.js";
 
 export type Row = Record<string, unknown>;
 
@@ -29,6 +30,41 @@ export interface Db {
 }
 
 const UNIQUE_VIOLATION = "23505";
+
+/** Socket-level failures: the server is down, restarting or unreachable. */
+const NET_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "ENOTFOUND",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EAI_AGAIN",
+]);
+/**
+ * SQLSTATEs of an outage rather than a fault: class 08 (connection exception), 57P01–57P03 (admin/crash
+ * shutdown, cannot connect now), 53xxx (insufficient resources: disk full, out of memory, too many
+ * connections), 58030 (I/O error).
+ */
+const OUTAGE_STATE = /^(08|53|57P0[123]$|58030$)/;
+/** pg's own messages for a connection that broke or never came (they carry no code). */
+const OUTAGE_MESSAGE =
+  /Connection terminated|timeout exceeded when trying to connect|not queryable|Connection ended|the database system is (starting up|shutting down|in recovery mode)/i;
+
+/** True when `err` means "the database cannot be reached now", not a fault of the statement. */
+export function isOutage(err: unknown): boolean {
+  if (err instanceof StoreUnavailableError) return true;
+  const e = err as { code?: unknown; message?: unknown } | null;
+  if (!e) return false;
+  const code = typeof e.code === "string" ? e.code : "";
+  return NET_CODES.has(code) || OUTAGE_STATE.test(code) || OUTAGE_MESSAGE.test(String(e.message ?? ""));
+}
+
+/** `err` as the contract reports it: an outage becomes StoreUnavailableError, anything else unchanged. */
+export function storeError(err: unknown): unknown {
+  return err instanceof StoreUnavailableError || !isOutage(err) ? err : new StoreUnavailableError(err);
+}
 /** text, varchar, bpchar, name */
 const TEXT_TYPES = new Set([25, 1043, 1042, 19]);
 const ESC = "\uFFFF";
@@ -63,7 +99,7 @@ export async function runQuery<R extends Row>(
     if ((err as { code?: string }).code === UNIQUE_VIOLATION) {
       throw new StoreConflictError((err as Error).message);
     }
-    throw err;
+    throw storeError(err);
   }
   const textColumns = res.fields.filter((f) => TEXT_TYPES.has(f.dataTypeID)).map((f) => f.name);
   if (textColumns.length > 0) {

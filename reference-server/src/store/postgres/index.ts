@@ -10,7 +10,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import type { Store, StoreOps } from "../contract.js";
-import { type Db, type Row, runQuery } from "./db.js";
+import { type Db, type Row, runQuery, storeError } from "./db.js";
 import { NotificationListener } from "./listen.js";
 import { migrate, quoteIdent } from "./migrate.js";
 import { agentOps } from "./ops-agents.js";
@@ -91,6 +91,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   /** Prefix of our own NOTIFY payloads: the LISTEN side skips them (local listeners were woken directly). */
   const origin = `${randomBytes(6).toString("hex")}|`;
   const listeners = new Set<(agentId: string) => void>();
+  const missedListeners = new Set<() => void>();
   const emit = (agentIds: Iterable<string>) => {
     for (const id of new Set(agentIds)) {
       for (const l of listeners) {
@@ -123,6 +124,15 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     channel,
     origin,
     onAgent: (id) => emit([id]),
+    onReconnect: () => {
+      for (const l of missedListeners) {
+        try {
+          l();
+        } catch {
+          // a listener's failure is its own
+        }
+      }
+    },
     ...(options.onError ? { onError: options.onError } : {}),
   });
   const pingTimeoutMs = options.pingTimeoutMs ?? 5000;
@@ -135,14 +145,25 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     listener,
 
     async transaction<T>(fn: (tx: StoreOps) => Promise<T>): Promise<T> {
-      const client = await pool.connect();
+      let client: pg.PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (err) {
+        throw storeError(err);
+      }
       const woken: string[] = [];
       let open = true;
       let broken: Error | undefined;
+      // A checked-out client has no error listener of the pool's: without this one, the server going away
+      // between two statements of the transaction would be an unhandled 'error' event (a crash).
+      const onClientError = (err: Error) => {
+        broken = err;
+      };
+      client.on("error", onClientError);
       try {
         await client.query("BEGIN").catch((err: Error) => {
           broken = err;
-          throw err;
+          throw storeError(err);
         });
         const tx = buildOps(
           makeDb(
@@ -159,7 +180,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
           await client.query("ROLLBACK").catch((e: Error) => {
             broken = e;
           });
-          throw err;
+          // A statement that failed because the connection broke aborts the transaction: nothing applied.
+          throw storeError(err);
         }
         open = false;
         let tag: string;
@@ -167,7 +189,9 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
           tag = (await client.query("COMMIT")).command;
         } catch (err) {
           broken = err as Error;
-          throw err;
+          // Outcome unknown to us only if the connection broke after COMMIT reached the server; either way
+          // the transaction applied wholly or not at all.
+          throw storeError(err);
         }
         // PostgreSQL answers COMMIT of a transaction that an error aborted (fn caught a failed statement and
         // resolved anyway) with a ROLLBACK: nothing was written, so the caller must not believe otherwise.
@@ -176,6 +200,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
         return result;
       } finally {
         open = false;
+        client.off("error", onClientError);
         // A client whose ROLLBACK/COMMIT failed may be mid-transaction: destroy it rather than reuse it.
         client.release(broken);
       }
@@ -185,6 +210,13 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       listeners.add(l);
       return () => {
         listeners.delete(l);
+      };
+    },
+
+    onWakeupsMissed(l) {
+      missedListeners.add(l);
+      return () => {
+        missedListeners.delete(l);
       };
     },
 
@@ -202,6 +234,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 
     async close() {
       listeners.clear();
+      missedListeners.clear();
       await listener.close();
       await pool.end();
     },

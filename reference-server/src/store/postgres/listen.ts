@@ -2,7 +2,8 @@
  * The store's one dedicated LISTEN connection: receives "agent X may have ready events" from every
  * replica's NOTIFY and hands the agent id to the store's listeners. It reconnects on failure with capped
  * backoff; notifications sent while it is down are lost, which is acceptable because they are a latency
- * hint — long-polls keep their polling backstop. A periodic `SELECT 1` on the connection notices a peer
+ * hint: after a reconnect `onReconnect` tells the wake hub to re-check every waiting poll, and the hub's
+ * shared backstop covers anything else. A periodic `SELECT 1` on the connection notices a peer
  * that vanished without closing the socket (which would otherwise leave a deaf, "healthy" listener).
  *
  * Must never: throw into the process (an error on this connection only schedules a reconnect), or deliver
@@ -19,6 +20,11 @@ export interface ListenerOptions {
   origin: string;
   onAgent: (agentId: string) => void;
   onError?: (err: Error) => void;
+  /**
+   * Called each time the connection is LISTENing again after it was lost: NOTIFYs sent meanwhile went
+   * nowhere, so whoever waits for them must re-check (the wake hub sweeps every waiting poll).
+   */
+  onReconnect?: () => void;
   /** First reconnect delay; doubles up to maxBackoffMs. */
   minBackoffMs?: number;
   maxBackoffMs?: number;
@@ -32,6 +38,8 @@ export class NotificationListener {
   private timer: NodeJS.Timeout | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
   private backoff: number;
+  /** True once a connection was lost, so the next successful LISTEN is a reconnect. */
+  private lost = false;
   private readonly minBackoff: number;
   private readonly maxBackoff: number;
   /** Resolves once the first connection is listening (or fails, leaving reconnects scheduled). */
@@ -62,6 +70,7 @@ export class NotificationListener {
       client.removeAllListeners("notification");
       client.end().catch(() => undefined);
       if (!this.closed) {
+        this.lost = true;
         this.opts.onError?.(err);
         this.schedule();
       }
@@ -82,6 +91,10 @@ export class NotificationListener {
       this.backendPid = pid;
       this.backoff = this.minBackoff;
       this.startHeartbeat(client, fail);
+      if (this.lost) {
+        this.lost = false;
+        this.opts.onReconnect?.();
+      }
     } catch (err) {
       fail(err as Error);
     }

@@ -140,6 +140,20 @@ export function eventOps(db: Db): EventOps {
       return rows[0]?.next ?? null;
     },
 
+    async readyInstants({ agentIds, maxAttempts }) {
+      if (agentIds.length === 0) return [];
+      const rows = await db.query<{ agent_id: string; at: number }>(
+        `SELECT agent_id, min(CASE WHEN state = 'pending' THEN 0 ELSE lease_expires_at END) AS at
+           FROM events
+          WHERE agent_id = ANY($1::text[]) AND state IN ('pending', 'leased')
+            AND (state = 'pending' OR attempts - attempt_base < $2)
+          GROUP BY agent_id`,
+        [agentIds, maxAttempts],
+        "cap_ready_instants",
+      );
+      return rows.map((r) => ({ agentId: r.agent_id, at: Number(r.at) }));
+    },
+
     async listDeadLetters({ agentId, podId, limit }) {
       const rows = await db.query(
         `SELECT * FROM events

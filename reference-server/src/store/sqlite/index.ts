@@ -10,7 +10,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
-import type { Store, StoreOps } from "../contract.js";
+import { type Store, type StoreOps, StoreUnavailableError } from "../contract.js";
 import { agentOps } from "./agent-ops.js";
 import { contentOps } from "./content-ops.js";
 import { deliveryOps } from "./delivery-ops.js";
@@ -22,9 +22,23 @@ import type { SqliteContext, SyncOps } from "./types.js";
 export interface SqliteStoreOptions {
   /** A file path, or ":memory:". */
   path: string;
+  /** How long a statement waits for a file locked by another process before it fails (503). Default 5000. */
+  busyTimeoutMs?: number;
 }
 
 type AnyFn = (...args: unknown[]) => unknown;
+
+/**
+ * SQLite result codes of an outage rather than a fault: the file is locked past busy_timeout, cannot be
+ * read, written or opened, or the disk is full. (Extended codes such as SQLITE_IOERR_WRITE share the prefix.)
+ */
+const OUTAGE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|PROTOCOL|NOMEM)/;
+
+/** `err` as the contract reports it: an outage becomes StoreUnavailableError, anything else unchanged. */
+function storeError(err: unknown): unknown {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" && OUTAGE.test(code) ? new StoreUnavailableError(err) : err;
+}
 
 class TxLock {
   private tail: Promise<void> = Promise.resolve();
@@ -52,7 +66,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   const db = new Database(options.path);
   if (options.path !== ":memory:") db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
-  db.pragma("busy_timeout = 5000");
+  db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
   migrate(db, Date.now());
 
   const listeners = new Set<(agentId: string) => void>();
@@ -90,18 +104,25 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   const txOps = {} as Record<string, AnyFn>;
   const storeOps = {} as Record<string, AnyFn>;
   for (const [name, fn] of Object.entries(sync) as [string, AnyFn][]) {
+    const run = (args: unknown[]) => {
+      try {
+        return fn(...args);
+      } catch (err) {
+        throw storeError(err);
+      }
+    };
     txOps[name] = (...args) => {
       try {
-        return Promise.resolve(fn(...args));
+        return Promise.resolve(run(args));
       } catch (err) {
         return Promise.reject(err);
       }
     };
     storeOps[name] = async (...args) => {
-      if (lock.users === 0) return fn(...args);
+      if (lock.users === 0) return run(args);
       const release = await lock.acquire();
       try {
-        return fn(...args);
+        return run(args);
       } finally {
         release();
       }
@@ -115,15 +136,15 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     async transaction(fn) {
       const release = await lock.acquire();
       pending = new Set();
-      db.exec("BEGIN IMMEDIATE");
       try {
+        db.exec("BEGIN IMMEDIATE");
         const result = await fn(txOps as unknown as StoreOps);
         db.exec("COMMIT");
         emit(pending);
         return result;
       } catch (err) {
         if (db.inTransaction) db.exec("ROLLBACK");
-        throw err;
+        throw storeError(err);
       } finally {
         pending = null;
         release();
@@ -133,9 +154,16 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+    // Every write that readies an event runs in this process and notifies directly: nothing can be missed.
+    onWakeupsMissed: () => () => undefined,
     async ping() {
       if (closed) throw new Error("store closed");
-      db.prepare("SELECT 1").get();
+      try {
+        // A read of the schema, not just `SELECT 1`: it fails while another process holds the file locked.
+        db.prepare("SELECT count(*) FROM sqlite_master").get();
+      } catch (err) {
+        throw storeError(err);
+      }
     },
     async close() {
       if (closed) return;

@@ -1,0 +1,27 @@
+/**
+ * Graceful close that does not wait on clients: close() releases every long-poll (`release`), lets the
+ * requests in flight finish (up to `graceMs`), then drops every connection still open. Without the last
+ * step Node's server.close() waits for connections that carry no finished request — a socket a client
+ * opened and never used, or one whose long-poll it abandoned but kept open — until the client gives up,
+ * which took seconds with fetch's pool and tripped `cap-kernel serve`'s 30 s forced exit (code 1) with
+ * longer-lived ones. Must never cut a request that is still being answered inside the grace period.
+ */
+import type { FastifyInstance } from "fastify";
+
+export function installGracefulClose(app: FastifyInstance, release: () => void, graceMs = 10_000): void {
+  let inFlight = 0;
+  app.addHook("onRequest", (_req, reply, done) => {
+    inFlight++;
+    // `close` fires once per response, finished or aborted, so the count cannot drift.
+    reply.raw.once("close", () => {
+      inFlight--;
+    });
+    done();
+  });
+  app.addHook("preClose", async () => {
+    release();
+    const until = Date.now() + graceMs;
+    while (inFlight > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+    app.server.closeAllConnections?.();
+  });
+}
