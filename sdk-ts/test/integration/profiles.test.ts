@@ -19,9 +19,6 @@ describe.each([
     kernel = await startKernel({ leaseSeconds: 1, agents: ["echo"], listeners: [], profile });
   });
   afterAll(async () => {
-    // SIGKILL first: a graceful stop here sometimes waits out the kernel's 30 s shutdown deadline (seen
-    // in both profiles; not what this file tests).
-    await kernel?.stop("SIGKILL");
     await kernel?.dispose();
   });
 
