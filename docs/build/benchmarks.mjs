@@ -144,6 +144,8 @@ export function renderBenchmarks({ data, expected, resultsPath }) {
     html += `<p class="notice"><strong>Not measured yet.</strong> <code>${escapeHtml(resultsPath)}</code> is not in the repository; run <code>pnpm bench</code> and commit it. Every benchmark below is listed without a figure.</p>`;
   } else {
     const m = data.machine;
+    if (data.valid === false)
+      html += `<p class="notice"><strong>INVALID run — no ratios.</strong> ${escapeHtml(data.invalidReason ?? "its baseline was not a ceiling")}. The figures below are shown without a verdict; re-run <code>pnpm bench</code> on a quiet machine.</p>`;
     html += `<p class="meta">Measured ${escapeHtml(data.generatedAt)} with <code>${escapeHtml(data.command)}</code> on ${m.cpus} CPU${m.cpus > 1 ? "s" : ""}${m.cpuModel ? ` (${escapeHtml(m.cpuModel)})` : ""}, Node ${escapeHtml(m.node)}${m.os ? `, ${escapeHtml(m.os)}` : ""}${m.memoryGiB ? `, ${m.memoryGiB} GiB` : ""}. Charts are drawn from <code>${escapeHtml(resultsPath)}</code> when the site is built.</p>`;
     chartsOf(results).forEach((c, i) => {
       const file = `chart-${i + 1}.svg`;

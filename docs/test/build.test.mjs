@@ -101,6 +101,20 @@ describe("benchmark results", () => {
     expect(none.charts).toEqual([]);
     expect(none.html.match(/not measured yet/gi)).toHaveLength(3);
   });
+
+  it("says a run is INVALID at the top and judges none of its figures", () => {
+    const invalid = {
+      ...sample,
+      valid: false,
+      invalidReason: "baseline server under 0.8 core in 1 of 2 measurements (0.52 core)",
+      results: [{ ...sample.results[0], ratio: undefined, goal: undefined }],
+    };
+    const file = writeJson("invalid.json", invalid);
+    expect(loadResults(file, schema)?.valid).toBe(false);
+    const page = renderBenchmarks({ data: invalid, expected: [], resultsPath: "results.json" });
+    expect(page.html).toContain("INVALID run — no ratios.</strong> baseline server under 0.8 core");
+    expect(page.html).not.toMatch(/class="(pass|fail)"/);
+  });
 });
 
 describe("markdown", () => {

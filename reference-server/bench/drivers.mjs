@@ -24,6 +24,15 @@ export function agentClient(baseUrl, token) {
     poll: (limit, waitSeconds) =>
       call("GET", `/events?limit=${limit}&waitSeconds=${waitSeconds}`, undefined, 200),
     ack: (id) => call("POST", `/events/${encodeURIComponent(id)}/ack`, ACK_BODY, 200),
+    /** One batch ack (`batch-ack` feature) for `ids`; throws unless every item answered ok. */
+    ackMany: async (ids) => {
+      const r = await call("POST", "/events/ack", { acks: ids.map((id) => ({ id, ...ACK_BODY })) }, 200);
+      const bad = (r.body?.results ?? []).filter((x) => x.ok !== true);
+      if (bad.length > 0 || r.body?.results?.length !== ids.length)
+        throw new Error(`batch ack: ${JSON.stringify(r.body).slice(0, 300)}`);
+      return r;
+    },
+    info: () => call("GET", "/info", undefined, 200),
     post: (podId, content) => call("POST", `/pods/${encodeURIComponent(podId)}/messages`, { content }, 201),
     get requests() {
       return client.requests;
@@ -33,15 +42,26 @@ export function agentClient(baseUrl, token) {
 }
 
 /**
- * Drains `expected` events of one agent: long-poll `limit=50`, ack each event, until `expected` are acked,
- * `deadline` (performance.now()) passes or `shouldStop()` says so. Returns {acked, lastAckAt}.
+ * Drains `expected` events of one agent: long-poll `limit=50`, ack each event (or, with `batchAck`, all of
+ * the poll's events in one `POST /events/ack`), until `expected` are acked, `deadline`
+ * (performance.now()) passes or `shouldStop()` says so. Returns {acked, lastAckAt}.
  */
-export async function drainDriver(agent, { expected, deadline, shouldStop = () => false, waitSeconds = 1 }) {
+export async function drainDriver(
+  agent,
+  { expected, deadline, shouldStop = () => false, waitSeconds = 1, batchAck = false },
+) {
   let acked = 0;
   let lastAckAt = performance.now();
   while (acked < expected && performance.now() < deadline && !shouldStop()) {
     const r = await agent.poll(50, waitSeconds);
-    for (const e of r.body.events) {
+    const events = r.body.events.slice(0, expected - acked);
+    if (batchAck) {
+      if (events.length > 0) await agent.ackMany(events.map((e) => e.id));
+      acked += events.length;
+      lastAckAt = performance.now();
+      continue;
+    }
+    for (const e of events) {
       await agent.ack(e.id);
       acked++;
       lastAckAt = performance.now();

@@ -70,7 +70,11 @@ export async function startKernel(
   ];
   if (leaseSeconds !== undefined) args.push("--lease-seconds", String(leaseSeconds));
   if (maxAttempts !== undefined) args.push("--max-attempts", String(maxAttempts));
-  const handle = startChild(name, process.execPath, args, { cwd: kernelRoot });
+  // CAP_BENCH_CPU_PROF=DIR: each kernel writes a V8 CPU profile into DIR when it exits (summarise with
+  // `node bench/profile-summary.mjs DIR/*.cpuprofile`).
+  const profDir = process.env.CAP_BENCH_CPU_PROF;
+  const profArgs = profDir ? ["--cpu-prof", "--cpu-prof-dir", profDir] : [];
+  const handle = startChild(name, process.execPath, [...profArgs, ...args], { cwd: kernelRoot });
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitUntil(`${name} /healthz`, () => healthy(baseUrl, "/healthz"), { handle });
   return { handle, baseUrl, port };

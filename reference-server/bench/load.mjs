@@ -1,74 +1,64 @@
 /**
- * The bench's own load generator: `node:http` with keep-alive Agents, so CI needs nothing but the repo's
- * files (no wrk, no autocannon). The same client drives the Fastify baseline and the kernel, so a ratio
- * between the two compares servers, not clients.
+ * The bench's load generator: undici `Pool`s (npm, so `pnpm bench` needs nothing but the repo's files).
+ * undici's client parses HTTP with llhttp in WebAssembly and keeps allocation per request small, so it
+ * saturates a Fastify hello-world from one thread where `node:http` could not (the superseded generator
+ * reached only a fraction of the server's capacity, and every ratio was inflated by it). The same client
+ * drives the Fastify baseline and every kernel scenario, so a ratio compares servers, not clients, and
+ * calibrate.mjs checks it against autocannon on the baseline route in each run.
+ *
+ * A request sequence (poll → ack) needs a client that awaits each answer, which autocannon's fixed request
+ * loop cannot express; undici can, and its closed loop here is the same shape as a real driver's.
  *
  * Must never send traffic anywhere but loopback, and every loop here is bounded by a deadline and a count.
  */
-import http from "node:http";
+import { Client, Pool } from "undici";
+
+const LOOPBACK = ["127.0.0.1", "localhost", "[::1]"];
 
 /** A client with its own keep-alive connection pool (one per simulated driver or closed-loop worker). */
 export function createClient(baseUrl, { sockets = 1 } = {}) {
   const url = new URL(baseUrl);
-  if (!["127.0.0.1", "localhost", "[::1]"].includes(url.hostname)) {
+  if (!LOOPBACK.includes(url.hostname)) {
     throw new Error(`bench load goes to loopback only, not ${url.hostname}`);
   }
-  // noDelay: small request/response pairs must not wait on Nagle's algorithm.
-  const agent = new http.Agent({
-    keepAlive: true,
-    maxSockets: sockets,
-    maxFreeSockets: sockets,
-    noDelay: true,
-  });
+  // pipelining 1: one request in flight per connection, like a driver; long keep-alive so a long-poll's
+  // connection is not recycled between requests. One connection is a bare Client (a Pool of one costs a
+  // few % more per request).
+  const options = { pipelining: 1, keepAliveTimeout: 60_000 };
+  const pool =
+    sockets === 1
+      ? new Client(url.origin, options)
+      : new Pool(url.origin, { ...options, connections: sockets });
   let requests = 0;
 
   /**
    * One request; resolves with {status, body (parsed JSON or null), ms} once the whole response is read.
    * `at` is performance.now() when the response ended, for latency measurements between requests.
    */
-  function request(method, path, { body, headers = {}, timeoutMs = 60_000 } = {}) {
-    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+  async function request(method, path, { body, headers = {}, timeoutMs = 60_000 } = {}) {
     const started = performance.now();
-    return new Promise((resolve, reject) => {
-      const req = http.request(
-        {
-          agent,
-          host: url.hostname.replace(/^\[|\]$/g, ""),
-          port: url.port,
-          method,
-          path,
-          headers: {
-            ...headers,
-            ...(payload ? { "content-type": "application/json", "content-length": payload.length } : {}),
-          },
-        },
-        (res) => {
-          const chunks = [];
-          res.on("data", (c) => chunks.push(c));
-          res.on("end", () => {
-            requests++;
-            const at = performance.now();
-            const text = Buffer.concat(chunks).toString("utf8");
-            let parsed = null;
-            if (text.length > 0) {
-              try {
-                parsed = JSON.parse(text);
-              } catch {
-                parsed = text;
-              }
-            }
-            resolve({ status: res.statusCode, body: parsed, ms: at - started, at });
-          });
-          res.on("error", reject);
-        },
-      );
-      req.setTimeout(timeoutMs, () =>
-        req.destroy(new Error(`${method} ${path}: no answer in ${timeoutMs} ms`)),
-      );
-      req.on("error", reject);
-      if (payload) req.end(payload);
-      else req.end();
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    // Time limits through undici's own timers: an AbortSignal.timeout per request halves the rate.
+    const res = await pool.request({
+      method,
+      path,
+      headers: payload === undefined ? headers : { ...headers, "content-type": "application/json" },
+      body: payload,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
     });
+    const text = await res.body.text();
+    requests++;
+    const at = performance.now();
+    let parsed = null;
+    if (text.length > 0) {
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = text;
+      }
+    }
+    return { status: res.statusCode, body: parsed, ms: at - started, at };
   }
 
   return {
@@ -76,13 +66,14 @@ export function createClient(baseUrl, { sockets = 1 } = {}) {
     get requests() {
       return requests;
     },
-    close: () => agent.destroy(),
+    close: () => pool.destroy(),
   };
 }
 
 /**
  * Closed-loop load: `connections` workers, each sending its next request as soon as the previous answered,
  * for `durationMs` after `warmupMs`. Only requests completed inside the measured window count.
+ * `onWindow(phase)` is called with "start" and "end" at the window's edges (for CPU readings).
  * Resolves with {requests, seconds, perSecond, errors}.
  */
 export async function closedLoop({
@@ -94,23 +85,32 @@ export async function closedLoop({
   connections,
   warmupMs,
   durationMs,
+  onWindow = () => {},
 }) {
   const clients = Array.from({ length: connections }, () => createClient(baseUrl));
   const startAt = performance.now();
   const measureFrom = startAt + warmupMs;
   const stopAt = measureFrom + durationMs;
+  const edges = [
+    setTimeout(() => onWindow("start"), warmupMs),
+    setTimeout(() => onWindow("end"), warmupMs + durationMs),
+  ];
   let counted = 0;
   let errors = 0;
-  await Promise.all(
-    clients.map(async (c) => {
-      while (performance.now() < stopAt) {
-        const r = await c.request(method, path, { body, headers });
-        if (r.status >= 400) errors++;
-        if (r.at >= measureFrom && r.at <= stopAt) counted++;
-      }
-    }),
-  );
-  for (const c of clients) c.close();
+  try {
+    await Promise.all(
+      clients.map(async (c) => {
+        while (performance.now() < stopAt) {
+          const r = await c.request(method, path, { body, headers });
+          if (r.status >= 400) errors++;
+          if (r.at >= measureFrom && r.at <= stopAt) counted++;
+        }
+      }),
+    );
+  } finally {
+    for (const t of edges) clearTimeout(t);
+    await Promise.all(clients.map((c) => c.close()));
+  }
   const seconds = durationMs / 1000;
   return { requests: counted, seconds, perSecond: counted / seconds, errors };
 }

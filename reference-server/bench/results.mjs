@@ -12,6 +12,7 @@
 
 import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, freemem, loadavg, totalmem } from "node:os";
+import { MIN_SERVER_CORES } from "./scenarios/baseline.mjs";
 import { round } from "./stats.mjs";
 
 export const BASELINE_ID = "fastify-hello-post";
@@ -21,6 +22,7 @@ export function createReport({ command }) {
   const results = [];
   const skipped = [];
   const baselines = [];
+  let calibration = null;
   const loadAtStart = loadavg().map((n) => round(n, 2));
   const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
@@ -32,6 +34,10 @@ export function createReport({ command }) {
     skip(ids, reason) {
       skipped.push({ ids, reason });
     },
+    /** Records the generator's calibration against autocannon (calibrate.mjs). */
+    setCalibration(c) {
+      calibration = c;
+    },
     /** Records one baseline measurement ({perSecond, serverCpu, clientCpu}); returns its index. */
     addBaseline(measurement) {
       baselines.push(measurement);
@@ -40,9 +46,15 @@ export function createReport({ command }) {
 
     /** The JSON document (results ordered as measured, the baseline first). */
     finish() {
+      const invalid = invalidReasons(baselines, calibration);
       const rows = results.map(({ relative, ...r }) => {
         const done = { ...r };
-        if (relative) {
+        if (relative && invalid.length > 0) {
+          // No ratio from a baseline that was not a ceiling: the figure stands alone, unjudged.
+          const which = relative.map((i) => Math.round(baselines[i].perSecond)).join(" and ");
+          done.notes = `${r.notes ? `${r.notes}; ` : ""}no ratio: the run is INVALID (baselines ${which} req/s)`;
+          delete done.goal;
+        } else if (relative) {
           const value = mean(relative.map((i) => baselines[i].perSecond));
           // One name for every ratio (the docs chart rows by it); which measurements were used goes in notes.
           done.baseline = { name: BASELINE_NAME, value: round(value), unit: "req/s" };
@@ -66,8 +78,11 @@ export function createReport({ command }) {
           samples: baselines.length,
           notes:
             `mean of ${baselines.length} measurements taken between the scenarios (${values.map((v) => Math.round(v)).join(", ")} req/s); ` +
-            `each kernel ratio uses the measurements next to it; 8 keep-alive connections from the bench's node:http generator; ` +
-            `server at ${baselines.map((b) => `${round(b.serverCpu * 100)} %`).join(", ")} of a core, generator at ${baselines.map((b) => `${round(b.clientCpu * 100)} %`).join(", ")}, ` +
+            `each kernel ratio uses the measurements next to it; 8 keep-alive connections from the bench's undici generator` +
+            (calibration
+              ? ` (calibrated against autocannon on this route: ${Math.round(calibration.undici)} vs ${Math.round(calibration.autocannon)} req/s, ${round(calibration.ratio, 3)})`
+              : "") +
+            `; server at ${baselines.map((b) => `${round(b.serverCpu * 100)} %`).join(", ")} of a core, generator at ${baselines.map((b) => `${round(b.clientCpu * 100)} %`).join(", ")}, ` +
             `other processes at ${baselines.map((b) => `${round(b.others * 100)} %`).join(", ")}` +
             (spread > 0.2
               ? `; the measurements spread by ${round(spread * 100)} %: the machine was not quiet, so ratios are noisy`
@@ -78,6 +93,19 @@ export function createReport({ command }) {
         schemaVersion: 1,
         generatedAt: new Date().toISOString(),
         command,
+        valid: invalid.length === 0,
+        ...(invalid.length > 0 ? { invalidReason: invalid.join("; ") } : {}),
+        ...(calibration
+          ? {
+              generator: {
+                name: "undici",
+                connections: 8,
+                autocannonReqPerSecond: round(calibration.autocannon),
+                generatorReqPerSecond: round(calibration.undici),
+                ratioToAutocannon: round(calibration.ratio, 3),
+              },
+            }
+          : {}),
         machine: {
           cpus: cpus().length,
           cpuModel: cpus()[0]?.model ?? "unknown",
@@ -93,6 +121,25 @@ export function createReport({ command }) {
       };
     },
   };
+}
+
+/**
+ * Why a run's ratios cannot be trusted (empty when they can): a baseline whose server was not near one
+ * core was limited by something else than Fastify, and a generator short of autocannon's rate would
+ * understate the baseline.
+ */
+export function invalidReasons(baselines, calibration) {
+  const out = [];
+  const low = baselines.filter((b) => b.serverCpu < MIN_SERVER_CORES);
+  if (low.length > 0)
+    out.push(
+      `baseline server under ${MIN_SERVER_CORES} core in ${low.length} of ${baselines.length} measurements (${low.map((b) => `${round(b.serverCpu, 2)}`).join(", ")} core)`,
+    );
+  if (calibration && !calibration.ok)
+    out.push(
+      `the generator reached ${round(calibration.ratio, 3)} of autocannon's rate on the baseline route (needs ≥ 0.85)`,
+    );
+  return out;
 }
 
 /** Whether a finished result meets its goal. */
@@ -135,6 +182,9 @@ export function renderTable(doc) {
     r.goal ? (r.goalMet ? "yes" : "**no**") : "",
   ]);
   const lines = [
+    ...(doc.valid === false
+      ? [`**INVALID run — no ratios:** ${doc.invalidReason}. Re-run \`pnpm bench\` on a quiet machine.`, ""]
+      : []),
     `Run ${doc.generatedAt} · \`${doc.command}\` · ${doc.machine.cpus} × ${doc.machine.cpuModel}, ${doc.machine.memoryGiB} GiB, Node ${doc.machine.node} · ${doc.machine.notes}`,
     "",
     markdownTable(["id", "figure", "value", "ratio to baseline", "goal", "met"], rows, [

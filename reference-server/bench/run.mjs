@@ -5,12 +5,15 @@
  * docs/benchmarks/results.json plus the figures table of docs/benchmarks.md.
  *
  * Each throughput figure is a ratio to the Fastify hello-world baseline measured in the same run, right
- * before and right after it (order: baseline, SQLite drain, baseline, conversational, baseline, PostgreSQL
- * drain, baseline; then the latency and footprint scenarios, which need no baseline).
+ * before and right after it: the run is the STEPS table below, in order, with a baseline measurement
+ * after every step that needs one. First the generator is calibrated against autocannon (calibrate.mjs);
+ * a run whose generator falls short, or whose baseline server was not near one core, is reported INVALID
+ * (no ratios, exit code 2 outside --quick).
  *
  *   node bench/run.mjs                 full run (a few minutes on 2 cores), writes the docs files
  *   node bench/run.mjs --quick         tiny sizes to check the harness; writes to a temp file only
- *   node bench/run.mjs --only drain,wake --out /tmp/r.json
+ *   node bench/run.mjs --only drain,wake --out /tmp/r.json        (SQLite only: add `postgres` for its variants)
+ *   node bench/run.mjs --only postgres                             (every PostgreSQL variant)
  *
  * PostgreSQL comes from CAP_BENCH_PG_URL / CAP_TEST_PG_URL or a throwaway cluster; without one, its
  * figures are reported as skipped. Every child process, database and temp file is removed at exit.
@@ -21,8 +24,10 @@ import { loadavg, tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { calibrate } from "./calibrate.mjs";
 import { cleanupAll, installExitHandlers, isExiting, onCleanup } from "./children.mjs";
 import {
+  backlogFigures,
   conversationalFigures,
   drainFigures,
   footprintFigures,
@@ -34,9 +39,10 @@ import {
 import { kernelMissing } from "./kernel-process.mjs";
 import { createDatabase, findPostgres } from "./postgres.mjs";
 import { createReport, renderTable, updateDocs, writeJson } from "./results.mjs";
+import { backlog } from "./scenarios/backlog.mjs";
 import { measureBaseline } from "./scenarios/baseline.mjs";
 import { conversational } from "./scenarios/conversational.mjs";
-import { drain } from "./scenarios/drain.mjs";
+import { drain, SkipScenario } from "./scenarios/drain.mjs";
 import { footprint } from "./scenarios/footprint.mjs";
 import { idle } from "./scenarios/idle.mjs";
 import { redelivery } from "./scenarios/redelivery.mjs";
@@ -45,7 +51,123 @@ import { SIZES } from "./sizes.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = join(here, "..", "..");
-const ALL = ["drain", "conversational", "wake", "redelivery", "footprint", "idle", "postgres"];
+
+/**
+ * The run, in order. `scenario`: the name `--only` selects; `store`: sqlite or postgres (PostgreSQL steps
+ * run only with `postgres` selected and a server found); `ratio`: the step's figures are ratios to the
+ * baselines measured just before and after it. `run(ctx, step)` resolves the step's result rows.
+ * A new scenario is one entry here plus its scenarios/NAME.mjs and its ids in figures.mjs.
+ */
+const STEPS = [
+  {
+    scenario: "drain",
+    store: "sqlite",
+    ids: IDS.drainSqlite,
+    ratio: true,
+    run: async (ctx, { before, after }) => {
+      const r = await drain(ctx, "sqlite");
+      ctx.rates.sqlite = r.eventsPerSecond;
+      return drainFigures("sqlite", r, [before, await after()]);
+    },
+  },
+  {
+    scenario: "batch",
+    store: "sqlite",
+    ids: IDS.drainBatchSqlite,
+    ratio: true,
+    run: async (ctx, { before, after }) =>
+      drainFigures("sqlite", await drain(ctx, "sqlite", { batchAck: true }), [before, await after()], "", {
+        batch: true,
+      }),
+  },
+  {
+    scenario: "conversational",
+    store: "sqlite",
+    ids: IDS.conversational,
+    ratio: true,
+    run: async (ctx, { before, after }) =>
+      conversationalFigures(await conversational(ctx, "sqlite"), [before, await after()]),
+  },
+  {
+    scenario: "backlog",
+    store: "sqlite",
+    ids: IDS.backlog,
+    run: async (ctx) => backlogFigures(await backlog(ctx, "sqlite"), ctx.sizes),
+  },
+  {
+    scenario: "drain",
+    store: "postgres",
+    ids: IDS.drainPostgres,
+    ratio: true,
+    run: async (ctx, { before, after }) => {
+      const r = await drain(ctx, "postgres");
+      ctx.rates.postgres = r.eventsPerSecond;
+      return drainFigures(
+        "postgres",
+        r,
+        [before, await after()],
+        `; one replica; PostgreSQL: ${ctx.pgSource}`,
+      );
+    },
+  },
+  {
+    scenario: "batch",
+    store: "postgres",
+    ids: IDS.drainBatchPostgres,
+    ratio: true,
+    run: async (ctx, { before, after }) =>
+      drainFigures(
+        "postgres",
+        await drain(ctx, "postgres", { batchAck: true }),
+        [before, await after()],
+        `; one replica; PostgreSQL: ${ctx.pgSource}`,
+        { batch: true },
+      ),
+  },
+  {
+    scenario: "wake",
+    store: "sqlite",
+    ids: IDS.wakeSqlite,
+    run: async (ctx) =>
+      wakeFigures("sqlite", await wake(ctx, "sqlite", { loadEvents: wakeLoadEvents(ctx, ctx.rates.sqlite) })),
+  },
+  {
+    scenario: "wake",
+    store: "postgres",
+    ids: IDS.wakePostgres,
+    run: async (ctx) =>
+      wakeFigures(
+        "postgres",
+        await wake(ctx, "postgres", { loadEvents: wakeLoadEvents(ctx, ctx.rates.postgres) }),
+      ),
+  },
+  {
+    scenario: "idle",
+    store: "sqlite",
+    ids: IDS.idleSqlite,
+    run: async (ctx) => idleFigures("sqlite", await idle(ctx, "sqlite", ctx.idleProfile)),
+  },
+  {
+    scenario: "idle",
+    store: "postgres",
+    ids: IDS.idlePostgres,
+    run: async (ctx) => idleFigures("postgres", await idle(ctx, "postgres", ctx.idleProfile)),
+  },
+  {
+    scenario: "redelivery",
+    store: "sqlite",
+    ids: IDS.redelivery,
+    run: async (ctx) => redeliveryFigures(await redelivery(ctx, "sqlite"), ctx.sizes),
+  },
+  {
+    scenario: "footprint",
+    store: "sqlite",
+    ids: IDS.footprint,
+    run: async (ctx) => footprintFigures(await footprint(ctx), ctx.sizes),
+  },
+];
+
+const SCENARIOS = [...new Set(STEPS.map((s) => s.scenario))];
 
 const { values: args } = parseArgs({
   options: {
@@ -59,9 +181,18 @@ const { values: args } = parseArgs({
     "idle-drivers": { type: "string" },
   },
 });
-const only = new Set(args.only ? args.only.split(",") : ALL);
-for (const name of only)
-  if (!ALL.includes(name)) throw new Error(`--only: unknown scenario ${name} (${ALL.join(", ")})`);
+const picked = args.only ? args.only.split(",") : [...SCENARIOS, "postgres"];
+for (const name of picked)
+  if (name !== "postgres" && !SCENARIOS.includes(name))
+    throw new Error(`--only: unknown scenario ${name} (${[...SCENARIOS, "postgres"].join(", ")})`);
+const withPostgres = picked.includes("postgres");
+// `--only postgres` alone: every scenario that has a PostgreSQL variant, and no SQLite one.
+const onlyPostgres = picked.length === 1 && withPostgres;
+const selected = STEPS.filter((s) =>
+  onlyPostgres
+    ? s.store === "postgres"
+    : picked.includes(s.scenario) && (s.store === "sqlite" || withPostgres),
+);
 const sizes = { ...(args.quick ? SIZES.quick : SIZES.full) };
 if (args["idle-drivers"]) sizes.idleDrivers = Number(args["idle-drivers"]);
 const fullRun = !args.quick && !args.only;
@@ -84,6 +215,10 @@ let dbCount = 0;
 const ctx = {
   sizes,
   log,
+  /** Drain rates measured so far, by store (the wake probe sizes its background load from them). */
+  rates: {},
+  pgSource: null,
+  idleProfile: args["cpu-prof-dir"] ? { cpuProfileDir: args["cpu-prof-dir"] } : {},
   /** A fresh, empty database for one scenario: `sqlite:FILE` in the temp dir, or a new PostgreSQL database. */
   async newDb(kind, name) {
     if (kind === "sqlite") return `sqlite:${join(tmp, `${++dbCount}-${name}.db`)}`;
@@ -94,35 +229,19 @@ const ctx = {
 const report = createReport({ command });
 let failures = 0;
 
-/** Runs one scenario; on failure its figures are listed as skipped with the error, and the run fails. */
-async function attempt(ids, fn) {
-  try {
-    return await fn();
-  } catch (err) {
-    if (isExiting()) return new Promise(() => {}); // interrupted: the exit handler is cleaning up
-    failures++;
-    log(`FAILED ${ids.join(", ")}: ${err.stack ?? err}`);
-    report.skip(ids, `failed: ${String(err.message).split("\n")[0].slice(0, 300)}`);
-    return null;
-  }
-}
-
-/** Measures the baseline and returns its index (for the ratios of the scenarios next to it). */
-async function baseline() {
-  return report.addBaseline(await measureBaseline(ctx));
-}
-
 /**
  * Events to pre-load so the drain load outlasts the wake probe: the drain rate measured before (an upper
  * bound, since the probe shares the kernel) times the probe's time bound. Pre-loading is cheap (~1 s per
  * 50,000 events); a load that runs dry would turn "under load" into "idle".
  */
-function wakeLoadEvents(rate) {
+function wakeLoadEvents({ sizes }, rate) {
   const seconds = (sizes.wakeTimeoutMs + sizes.warmupMs) / 1000;
   return Math.min(sizes.wakeLoadMax, Math.max(sizes.wakeLoadMin, Math.ceil((rate ?? 5000) * seconds)));
 }
 
-log(`sizes: ${args.quick ? "quick" : "full"}; results → ${relative(process.cwd(), outFile)}`);
+log(
+  `sizes: ${args.quick ? "quick" : "full"}; steps: ${selected.map((s) => `${s.scenario}/${s.store}`).join(", ")}; results → ${relative(process.cwd(), outFile)}`,
+);
 if (loadavg()[0] > 1) {
   log(
     `warning: load average ${loadavg()
@@ -131,82 +250,51 @@ if (loadavg()[0] > 1) {
   );
 }
 
-const missing = kernelMissing();
+report.setCalibration(await calibrate(ctx));
+const baseline = async () => report.addBaseline(await measureBaseline(ctx));
 let before = await baseline();
-const rates = {};
+const missing = kernelMissing();
 if (missing) {
   failures++;
-  report.skip(Object.values(IDS).flat(), missing);
+  report.skip(
+    selected.flatMap((s) => s.ids),
+    missing,
+  );
 } else {
-  if (only.has("drain")) {
-    const r = await attempt(IDS.drainSqlite, () => drain(ctx, "sqlite"));
-    const after = await baseline();
-    if (r) {
-      rates.sqlite = r.eventsPerSecond;
-      report.add(...drainFigures("sqlite", r, [before, after]));
-    }
-    before = after;
-  }
-  if (only.has("conversational")) {
-    const r = await attempt(IDS.conversational, () => conversational(ctx, "sqlite"));
-    const after = await baseline();
-    if (r) report.add(...conversationalFigures(r, [before, after]));
-    before = after;
-  }
-  if (only.has("postgres")) {
+  if (selected.some((s) => s.store === "postgres")) {
     pg = await findPostgres();
-    if (pg.skipped) {
-      log(`PostgreSQL skipped: ${pg.skipped}`);
-      report.skip(
-        [...IDS.drainPostgres, ...IDS.wakePostgres, ...(only.has("idle") ? IDS.idlePostgres : [])],
-        pg.skipped,
-      );
-      pg = null;
-    } else {
+    if (pg.skipped) log(`PostgreSQL skipped: ${pg.skipped}`);
+    else {
+      ctx.pgSource = pg.source;
       log(`PostgreSQL: ${pg.source}`);
-      const r = await attempt(IDS.drainPostgres, () => drain(ctx, "postgres"));
-      const after = await baseline();
-      if (r) {
-        rates.postgres = r.eventsPerSecond;
-        report.add(
-          ...drainFigures("postgres", r, [before, after], `; one replica; PostgreSQL: ${pg.source}`),
-        );
+    }
+  }
+  for (const step of selected) {
+    if (step.store === "postgres" && pg.skipped) {
+      report.skip(step.ids, pg.skipped);
+      continue;
+    }
+    // A ratio step measures the baseline after itself (once, even if the step fails half-way).
+    let next = null;
+    const after = async () => {
+      next ??= await baseline();
+      return next;
+    };
+    try {
+      report.add(...(await step.run(ctx, { before, after })));
+    } catch (err) {
+      if (isExiting()) await new Promise(() => {}); // interrupted: the exit handler is cleaning up
+      if (err instanceof SkipScenario) {
+        log(`skipped ${step.ids.join(", ")}: ${err.message}`);
+        report.skip(step.ids, err.message);
+        continue; // nothing ran: the baseline before it still stands next to the next step
+      } else {
+        failures++;
+        log(`FAILED ${step.ids.join(", ")}: ${err.stack ?? err}`);
+        report.skip(step.ids, `failed: ${String(err.message).split("\n")[0].slice(0, 300)}`);
       }
     }
-  }
-  if (only.has("wake")) {
-    const r = await attempt(IDS.wakeSqlite, () =>
-      wake(ctx, "sqlite", { loadEvents: wakeLoadEvents(rates.sqlite) }),
-    );
-    if (r) report.add(...wakeFigures("sqlite", r));
-  }
-  if (pg) {
-    const r = await attempt(IDS.wakePostgres, () =>
-      wake(ctx, "postgres", { loadEvents: wakeLoadEvents(rates.postgres) }),
-    );
-    if (r) report.add(...wakeFigures("postgres", r));
-  }
-  if (only.has("redelivery")) {
-    const r = await attempt(IDS.redelivery, () => redelivery(ctx, "sqlite"));
-    if (r) report.add(...redeliveryFigures(r, sizes));
-  }
-  if (only.has("footprint")) {
-    const r = await attempt(IDS.footprint, () => footprint(ctx));
-    if (r) report.add(...footprintFigures(r, sizes));
-  }
-  if (only.has("idle")) {
-    const profile = args["cpu-prof-dir"] ? { cpuProfileDir: args["cpu-prof-dir"] } : {};
-    const r = await attempt(IDS.idleSqlite, () => idle(ctx, "sqlite", profile));
-    if (r) report.add(...idleFigures("sqlite", r));
-    if (!pg && !only.has("postgres")) {
-      const found = await findPostgres();
-      if (found.skipped) report.skip(IDS.idlePostgres, found.skipped);
-      else pg = found;
-    }
-    if (pg) {
-      const rp = await attempt(IDS.idlePostgres, () => idle(ctx, "postgres", profile));
-      if (rp) report.add(...idleFigures("postgres", rp));
-    }
+    if (step.ratio) before = await after();
   }
 }
 
@@ -216,5 +304,6 @@ if (writeDocs) updateDocs(join(repoRoot, "docs", "benchmarks.md"), doc);
 process.stdout.write(
   `\n${renderTable(doc)}\n\nwrote ${outFile}${writeDocs ? " and docs/benchmarks.md" : ""}\n`,
 );
+if (doc.valid === false) log(`INVALID run: ${doc.invalidReason}`);
 await cleanupAll();
-process.exit(failures > 0 ? 1 : 0);
+process.exit(failures > 0 ? 1 : doc.valid === false && !args.quick ? 2 : 0);

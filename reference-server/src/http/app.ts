@@ -100,6 +100,7 @@ export async function buildApp(options: BuildAppOptions): Promise<KernelApp> {
     closing = true;
     kernel.hub.close();
   });
+  app.addHook("onClose", async () => kernel.tokens.cache.close());
 
   const deps = { kernel, validators, profile: wireProfile(options.profile) };
   await app.register(opsRoutes, { ...deps, metrics, isClosing: () => closing });

@@ -7,6 +7,7 @@ import { fail } from "../errors/registry.js";
 import { newId, newRuntimeToken, newUserToken, RUNTIME_TOKEN, sha256Hex, USER_TOKEN } from "../secrets.js";
 import type { InstallationRecord, RuntimeTokenRecord, StoreOps, UserTokenRecord } from "../store/contract.js";
 import type { AgentCaller, ServiceDeps, UserCaller } from "./deps.js";
+import { createTokenCache } from "./token-cache.js";
 
 /** lastUsedAt is refreshed at most this often, so authentication stays a read on the hot path. */
 const TOUCH_INTERVAL_MS = 60_000;
@@ -26,11 +27,16 @@ export interface IssuedRuntimeToken {
 }
 
 export function createTokensService({ store, clock }: ServiceDeps) {
+  // Look-ups are cached; revocation, uninstall and user deletion drop the cache on every replica.
+  const cache = createTokenCache(store);
   return {
+    /** The token cache (size for tests); close() stops it when the kernel shuts down. */
+    cache,
+
     async authenticateAgent(authorization?: string): Promise<AgentCaller> {
       const value = bearerValue(authorization);
       if (!RUNTIME_TOKEN.test(value)) fail("token_malformed");
-      const auth = await store.findRuntimeTokenByHash(sha256Hex(value));
+      const auth = await cache.lookup(sha256Hex(value));
       if (!auth) fail("token_unknown");
       const { token, identity, installation, issuer } = auth;
       if (
@@ -41,8 +47,10 @@ export function createTokensService({ store, clock }: ServiceDeps) {
       )
         fail("token_revoked");
       const now = clock.now();
-      if (token.lastUsedAt === null || now - token.lastUsedAt > TOUCH_INTERVAL_MS)
+      if (token.lastUsedAt === null || now - token.lastUsedAt > TOUCH_INTERVAL_MS) {
         await store.touchRuntimeToken(token.id, now);
+        token.lastUsedAt = now; // the cached copy too, so the next request does not touch again
+      }
       return {
         kind: "agent",
         agentId: identity.id,

@@ -268,6 +268,12 @@ export interface StoreOps {
 
 export type StoreKind = "sqlite" | "postgres";
 
+/**
+ * The longest a cached token look-up may be served (services/token-cache.ts). A store whose
+ * announcements of auth changes may not reach every replica waits this long before a revocation resolves.
+ */
+export const AUTH_CACHE_MAX_AGE_MS = 5000;
+
 export interface Store extends StoreOps {
   readonly kind: StoreKind;
   /**
@@ -287,6 +293,17 @@ export interface Store extends StoreOps {
    * SQLite never calls it: every wake-up is in-process. Returns an unsubscribe function.
    */
   onWakeupsMissed(listener: () => void): () => void;
+  /**
+   * Subscribe to "a runtime token's authentication may have changed": called after the commit of any
+   * token revocation, uninstall or user deletion — in this process at once, and (PostgreSQL) on every
+   * other replica via the same LISTEN/NOTIFY channel as onEventsReady — and whenever the store may have
+   * missed such a change (its LISTEN connection dropped or came back; on SQLite, another process wrote
+   * the file, which authCacheSafe checks before every cached use). Lets a caller cache
+   * findRuntimeTokenByHash; a store without it is never cached. Returns an unsubscribe function.
+   */
+  onAuthChanged?(listener: () => void): () => void;
+  /** False while the store cannot promise onAuthChanged from every replica (LISTEN down): do not cache. */
+  authCacheSafe?(): boolean;
   /** Throws when the store cannot answer a trivial query (used by /readyz). */
   ping(): Promise<void>;
   close(): Promise<void>;

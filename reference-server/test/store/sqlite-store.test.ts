@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { openSqliteStore } from "../../src/store/sqlite/index.js";
+import { groupCommitSuite } from "./ack-batch-suite.js";
 import { runStoreContract } from "./contract-suite.js";
 
 runStoreContract(async () => openSqliteStore({ path: ":memory:" }), "sqlite");
@@ -27,3 +28,5 @@ describe("sqlite store specifics", () => {
     await store.close();
   });
 });
+
+groupCommitSuite("sqlite", async () => openSqliteStore({ path: ":memory:" }));

@@ -41,3 +41,10 @@ export const COLUMNS = {
 export function cols(alias: string, columns: readonly string[]): string {
   return columns.map((c) => `${alias}.${c} AS ${alias}_${c}`).join(", ");
 }
+
+/** The columns of one table (`alias_col` → `col`) out of a row that `cols(alias, columns)` selected. */
+export function pick(row: Record<string, unknown>, alias: string, columns: readonly string[]) {
+  const out: Record<string, unknown> = {};
+  for (const c of columns) out[c] = row[`${alias}_${c}`];
+  return out;
+}

@@ -24,6 +24,12 @@ export interface Db {
   query<R extends Row = Row>(text: string, values?: unknown[], name?: string): Promise<R[]>;
   /** Announce "these agents may have ready events" after the current write commits (local listeners). */
   wake(agentIds: Iterable<string>): void;
+  /**
+   * Announce "a token's authentication may have changed" (revoke, uninstall, user deletion): NOTIFY to the
+   * other replicas on this statement's connection (delivered at commit); local listeners after commit,
+   * and the store's op resolves only once every other replica has dropped its cache (auth-announce.ts).
+   */
+  authChanged(): Promise<void>;
   /** The NOTIFY channel of this store's schema and the payload prefix that marks our own notifications. */
   readonly channel: string;
   readonly origin: string;

@@ -10,6 +10,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import type { Store, StoreOps } from "../contract.js";
+import { AuthAnnouncer, listenerName } from "./auth-announce.js";
 import { type Db, type Row, runQuery, storeError } from "./db.js";
 import { NotificationListener } from "./listen.js";
 import { migrate, quoteIdent } from "./migrate.js";
@@ -103,15 +104,47 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       }
     }
   };
-  const makeDb = (runner: pg.Pool | pg.PoolClient, wake: Db["wake"], live = () => true): Db => ({
-    channel,
-    origin,
-    wake,
-    query: <R extends Row>(text: string, values?: unknown[], name?: string) =>
+  // Auth listeners run synchronously once the revoking write has committed (token caches must drop it
+  // before the revoking request answers); other replicas hear it through the NOTIFY below.
+  const authListeners = new Set<() => void>();
+  const emitAuth = () => {
+    for (const l of authListeners) {
+      try {
+        l();
+      } catch {
+        // a listener's failure is its own
+      }
+    }
+  };
+  // `announcer` is set right after the pool exists (below); makeDb only reads it when an op runs.
+  let announcer!: AuthAnnouncer;
+  /** Outside a transaction: the NOTIFY has committed; drop local caches, then wait for the replicas. */
+  const settleNow = async (nonce: string) => {
+    emitAuth();
+    await announcer.settled(nonce);
+  };
+  const makeDb = (
+    runner: pg.Pool | pg.PoolClient,
+    wake: Db["wake"],
+    live = () => true,
+    onAuth: (nonce: string) => Promise<void> = settleNow,
+  ): Db => {
+    const query = <R extends Row>(text: string, values?: unknown[], name?: string) =>
       live()
         ? runQuery<R>(runner, text, values, name)
-        : Promise.reject(new Error("transaction already finished: use the store, not tx")),
-  });
+        : Promise.reject(new Error("transaction already finished: use the store, not tx"));
+    return {
+      channel,
+      origin,
+      wake,
+      query,
+      async authChanged() {
+        const { nonce, payload } = announcer.next();
+        await query("SELECT pg_notify($1, $2)", [channel, payload], "cap_notify_auth");
+        await onAuth(nonce);
+      },
+    };
+  };
 
   const pool = new pg.Pool({
     ...config,
@@ -119,11 +152,15 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
   });
   pool.on("error", (err) => options.onError?.(err));
+  announcer = new AuthAnnouncer(pool, channel, schema, origin, emitAuth);
   const listener = new NotificationListener({
-    config,
+    // Named so that a revoking replica can list the replicas it must hear an ack from.
+    config: { ...config, application_name: listenerName(schema, origin) },
     channel,
     origin,
     onAgent: (id) => emit([id]),
+    onControl: (message, from) => announcer.onControl(message, from),
+    onReset: emitAuth,
     onReconnect: () => {
       for (const l of missedListeners) {
         try {
@@ -152,6 +189,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
         throw storeError(err);
       }
       const woken: string[] = [];
+      const announced: string[] = [];
+      let released = false;
       let open = true;
       let broken: Error | undefined;
       // A checked-out client has no error listener of the pool's: without this one, the server going away
@@ -170,6 +209,9 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
             client,
             (ids) => woken.push(...ids),
             () => open,
+            async (nonce) => {
+              announced.push(nonce);
+            },
           ),
         );
         let result: T;
@@ -197,12 +239,20 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
         // resolved anyway) with a ROLLBACK: nothing was written, so the caller must not believe otherwise.
         if (tag === "ROLLBACK") throw new Error("transaction rolled back: a statement inside it failed");
         emit(woken);
+        if (announced.length > 0) {
+          emitAuth();
+          // The connection is not needed while the other replicas drop their caches.
+          released = true;
+          client.off("error", onClientError);
+          client.release();
+          await Promise.all(announced.map((n) => announcer.settled(n)));
+        }
         return result;
       } finally {
         open = false;
         client.off("error", onClientError);
         // A client whose ROLLBACK/COMMIT failed may be mid-transaction: destroy it rather than reuse it.
-        client.release(broken);
+        if (!released) client.release(broken);
       }
     },
 
@@ -212,6 +262,16 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
         listeners.delete(l);
       };
     },
+
+    onAuthChanged(l) {
+      authListeners.add(l);
+      return () => {
+        authListeners.delete(l);
+      };
+    },
+
+    // While LISTEN is down, other replicas' revocations would go unheard: no caching then.
+    authCacheSafe: () => listener.backendPid !== null,
 
     onWakeupsMissed(l) {
       missedListeners.add(l);
@@ -234,6 +294,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 
     async close() {
       listeners.clear();
+      authListeners.clear();
       missedListeners.clear();
       await listener.close();
       await pool.end();

@@ -6,6 +6,9 @@
  * shared backstop covers anything else. A periodic `SELECT 1` on the connection notices a peer
  * that vanished without closing the socket (which would otherwise leave a deaf, "healthy" listener).
  *
+ * The same channel carries the auth-change announcements of token caches (payloads starting with "!",
+ * auth-announce.ts); a reconnect reports onReset, since whatever was sent meanwhile is lost.
+ *
  * Must never: throw into the process (an error on this connection only schedules a reconnect), or deliver
  * our own notifications (the store already woke local listeners after the commit; `origin` tells them apart).
  */
@@ -19,6 +22,10 @@ export interface ListenerOptions {
   /** Payload prefix of this store's own notifications (skipped). */
   origin: string;
   onAgent: (agentId: string) => void;
+  /** A payload starting with "!" from another replica (auth announcements, auth-announce.ts), and its sender's origin. */
+  onControl?: (message: string, from: string) => void;
+  /** Notifications may have been missed: the connection dropped, or listens again after a reconnect. */
+  onReset?: () => void;
   onError?: (err: Error) => void;
   /**
    * Called each time the connection is LISTENing again after it was lost: NOTIFYs sent meanwhile went
@@ -69,6 +76,7 @@ export class NotificationListener {
       }
       client.removeAllListeners("notification");
       client.end().catch(() => undefined);
+      this.opts.onReset?.();
       if (!this.closed) {
         this.lost = true;
         this.opts.onError?.(err);
@@ -89,6 +97,8 @@ export class NotificationListener {
       }
       this.client = client;
       this.backendPid = pid;
+      // Whatever was announced while we were not listening is lost: caches start over.
+      this.opts.onReset?.();
       this.backoff = this.minBackoff;
       this.startHeartbeat(client, fail);
       if (this.lost) {
@@ -139,7 +149,10 @@ export class NotificationListener {
     if (!payload) return;
     const sep = payload.indexOf("|");
     if (sep < 0 || payload.slice(0, sep + 1) === this.opts.origin) return;
-    this.opts.onAgent(decodeText(payload.slice(sep + 1)));
+    const rest = payload.slice(sep + 1);
+    // Agent ids never start with "!": such payloads are control messages, not wake-ups.
+    if (rest.startsWith("!")) this.opts.onControl?.(rest, payload.slice(0, sep + 1));
+    else this.opts.onAgent(decodeText(rest));
   }
 
   async close(): Promise<void> {

@@ -6,9 +6,9 @@
  * installation and issuer whatever their states; the tokens service decides).
  */
 import type { AgentOpName, StoreOps } from "../contract.js";
-import { COLUMNS as C, cols } from "./columns.js";
+import { COLUMNS as C, cols, pick } from "./columns.js";
 import type { Db } from "./db.js";
-import { json, unprefix } from "./db.js";
+import { json } from "./db.js";
 import { toIdentity, toInstallation, toRegistryAgent, toRuntimeToken, toUser } from "./rows.js";
 
 type AgentOps = Pick<StoreOps, AgentOpName>;
@@ -20,6 +20,12 @@ export function agentOps(db: Db): AgentOps {
   };
   const count = async (text: string, values: unknown[]): Promise<number> =>
     (await db.query(text, values)).length;
+  /** Announces an auth change (token caches, every replica) when a revocation changed rows. */
+  const announced = async (n: Promise<number>): Promise<number> => {
+    const changed = await n;
+    if (changed > 0) await db.authChanged();
+    return changed;
+  };
 
   return {
     async putRegistryAgent(a) {
@@ -107,6 +113,7 @@ export function agentOps(db: Db): AgentOps {
           WHERE id = $1 AND status = 'active' RETURNING 1`,
         [id, now, by],
       );
+      if (n > 0) await db.authChanged();
       return n > 0;
     },
 
@@ -144,10 +151,10 @@ export function agentOps(db: Db): AgentOps {
       const r = rows[0];
       if (!r) return null;
       return {
-        token: toRuntimeToken(unprefix(r, "t_")),
-        identity: toIdentity(unprefix(r, "a_")),
-        installation: toInstallation(unprefix(r, "i_")),
-        issuer: r.u_id === null ? null : toUser(unprefix(r, "u_")),
+        token: toRuntimeToken(pick(r, "t", C.runtime_tokens)),
+        identity: toIdentity(pick(r, "a", C.agent_identities)),
+        installation: toInstallation(pick(r, "i", C.installations)),
+        issuer: r.u_id === null ? null : toUser(pick(r, "u", C.users)),
       };
     },
     getRuntimeToken: (id) => one("SELECT * FROM runtime_tokens WHERE id = $1", [id], toRuntimeToken),
@@ -165,17 +172,22 @@ export function agentOps(db: Db): AgentOps {
         "UPDATE runtime_tokens SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING 1",
         [id, now],
       );
+      if (n > 0) await db.authChanged();
       return n > 0;
     },
     revokeRuntimeTokensOfInstallation: (installationId, now) =>
-      count(
-        "UPDATE runtime_tokens SET revoked_at = $2 WHERE installation_id = $1 AND revoked_at IS NULL RETURNING 1",
-        [installationId, now],
+      announced(
+        count(
+          "UPDATE runtime_tokens SET revoked_at = $2 WHERE installation_id = $1 AND revoked_at IS NULL RETURNING 1",
+          [installationId, now],
+        ),
       ),
     revokeRuntimeTokensIssuedBy: (userId, now) =>
-      count(
-        "UPDATE runtime_tokens SET revoked_at = $2 WHERE issued_by = $1 AND revoked_at IS NULL RETURNING 1",
-        [userId, now],
+      announced(
+        count(
+          "UPDATE runtime_tokens SET revoked_at = $2 WHERE issued_by = $1 AND revoked_at IS NULL RETURNING 1",
+          [userId, now],
+        ),
       ),
     async touchRuntimeToken(id, now) {
       await db.query(

@@ -27,14 +27,15 @@ const ENQUEUE = `
     RETURNING agent_id)
   SELECT a.agent_id, pg_notify($7, $8 || a.agent_id) FROM (SELECT DISTINCT agent_id FROM ins) a`;
 
-// $1 agent, $2 now, $3 lease ms, $4 max attempts, $5 limit. The retire CTE skips rows another statement
+// $1 agent, $2 now, $3 lease ms, $4 max attempts, $5 limit. The retire CTE reads events_leased (this
+// agent's ended leases only, so its cost does not grow with the backlog) and skips rows another statement
 // holds (that statement is retiring, claiming or acking them); ready excludes exhausted rows explicitly
 // because all CTEs share one snapshot.
 const CLAIM = `
   WITH retired AS (
     UPDATE events SET state = 'failed', fail_reason = 'max_attempts', failed_at = lease_expires_at
      WHERE id IN (SELECT id FROM events
-                   WHERE agent_id = $1 AND state IN ('pending', 'leased') AND state = 'leased'
+                   WHERE agent_id = $1 AND state = 'leased'
                      AND lease_expires_at <= $2 AND attempts - attempt_base >= $4
                    FOR UPDATE SKIP LOCKED)
     RETURNING 1),
@@ -132,7 +133,7 @@ export function eventOps(db: Db): EventOps {
     async nextLeaseExpiry({ agentId, now, maxAttempts }) {
       const rows = await db.query<{ next: number | null }>(
         `SELECT min(lease_expires_at) AS next FROM events
-          WHERE agent_id = $1 AND state IN ('pending', 'leased') AND state = 'leased'
+          WHERE agent_id = $1 AND state = 'leased'
             AND lease_expires_at > $2 AND attempts - attempt_base < $3`,
         [agentId, now, maxAttempts],
         "cap_next_lease_expiry",

@@ -43,6 +43,7 @@ export function peopleOps(db: Db): PeopleOps {
         "UPDATE users SET deleted_at = $2 WHERE id = $1 AND deleted_at IS NULL RETURNING 1",
         [id, now],
       );
+      if (n > 0) await db.authChanged();
       return n > 0;
     },
     async insertUserToken(t) {

@@ -6,6 +6,7 @@ import type { AgentOpName } from "../contract.js";
 import { StoreConflictError } from "../contract.js";
 import type { AgentIdentityRecord, RegistryAgentRecord } from "../records.js";
 import { type Row, toInstallation, toRuntimeToken, toUser } from "./rows.js";
+import { statementCache } from "./statement-cache.js";
 import type { SqliteContext, SyncOps } from "./types.js";
 
 type AgentOps = Pick<SyncOps, AgentOpName>;
@@ -36,7 +37,8 @@ export function insertOrConflict(run: () => unknown, what: string): void {
   }
 }
 
-export function agentOps({ db }: SqliteContext): AgentOps {
+export function agentOps({ db, authChanged }: SqliteContext): AgentOps {
+  const prepared = statementCache(db);
   const q = {
     putRegistry: db.prepare(
       `INSERT INTO registry_agents (name, manifest, published_by, created_at, updated_at)
@@ -71,20 +73,18 @@ export function agentOps({ db }: SqliteContext): AgentOps {
          last_used_at, revoked_at)
        VALUES (@id, @hash, @agentId, @installationId, @podId, @issuedBy, @label, @createdAt, @lastUsedAt, @revokedAt)`,
     ),
-    // Authentication in one read: token, identity, installation and issuer.
-    authByHash: db.prepare(
-      `SELECT t.id AS t_id, t.hash AS t_hash, t.agent_id AS t_agent_id, t.installation_id AS t_installation_id,
-         t.pod_id AS t_pod_id, t.issued_by AS t_issued_by, t.label AS t_label, t.created_at AS t_created_at,
-         t.last_used_at AS t_last_used_at, t.revoked_at AS t_revoked_at,
-         a.id AS a_id, a.agent_name AS a_agent_name, a.instance_id AS a_instance_id, a.created_at AS a_created_at,
-         u.id AS u_id, u.name AS u_name, u.is_admin AS u_is_admin, u.created_at AS u_created_at, u.deleted_at AS u_deleted_at,
-         i.*
+    // Authentication in one read: token, identity, installation and issuer; expand() nests each table's
+    // columns under its table name, so no per-request renaming of the joined row is needed.
+    authByHash: db
+      .prepare(
+        `SELECT t.*, a.*, i.*, u.*
        FROM runtime_tokens t
        JOIN agent_identities a ON a.id = t.agent_id
        JOIN installations i ON i.id = t.installation_id
        LEFT JOIN users u ON u.id = t.issued_by
        WHERE t.hash = ?`,
-    ),
+      )
+      .expand(true),
     getToken: db.prepare("SELECT * FROM runtime_tokens WHERE id = ?"),
     tokensOfInstallation: db.prepare("SELECT * FROM runtime_tokens WHERE installation_id = ? ORDER BY seq"),
     tokensOfAgent: db.prepare("SELECT * FROM runtime_tokens WHERE agent_id = ? ORDER BY seq"),
@@ -98,6 +98,11 @@ export function agentOps({ db }: SqliteContext): AgentOps {
     touchToken: db.prepare("UPDATE runtime_tokens SET last_used_at = ? WHERE id = ?"),
   };
   const one = <T>(r: unknown, map: (r: Row) => T): T | null => (r ? map(r as Row) : null);
+  /** Announces an auth change (for token caches) when a write changed rows; passes the count through. */
+  const changed = (n: number): number => {
+    if (n > 0) authChanged();
+    return n;
+  };
   return {
     putRegistryAgent: (a) => void q.putRegistry.run({ ...a, manifest: JSON.stringify(a.manifest) }),
     getRegistryAgent: (name) => one(q.getRegistry.get(name), toRegistry),
@@ -135,24 +140,18 @@ export function agentOps({ db }: SqliteContext): AgentOps {
       }
       if (activeOnly) where.push("status = 'active'");
       const sql = `SELECT * FROM installations ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY seq`;
-      return (db.prepare(sql).all(...args) as Row[]).map(toInstallation);
+      return (prepared(sql).all(...args) as Row[]).map(toInstallation);
     },
-    markInstallationUninstalled: ({ id, now, by }) => q.uninstall.run(now, by, id).changes === 1,
+    markInstallationUninstalled: ({ id, now, by }) => changed(q.uninstall.run(now, by, id).changes) === 1,
     insertRuntimeToken: (t) => insertOrConflict(() => q.insertToken.run(t), "runtime token"),
     findRuntimeTokenByHash: (hash) => {
-      const r = q.authByHash.get(hash) as Row | undefined;
+      const r = q.authByHash.get(hash) as Record<string, Row> | undefined;
       if (!r) return null;
-      const pick = (prefix: string) =>
-        Object.fromEntries(
-          Object.entries(r)
-            .filter(([k]) => k.startsWith(prefix))
-            .map(([k, v]) => [k.slice(prefix.length), v]),
-        );
       return {
-        token: toRuntimeToken(pick("t_")),
-        identity: toIdentity(pick("a_")),
-        installation: toInstallation(r),
-        issuer: r.u_id === null ? null : toUser(pick("u_")),
+        token: toRuntimeToken(r.runtime_tokens as Row),
+        identity: toIdentity(r.agent_identities as Row),
+        installation: toInstallation(r.installations as Row),
+        issuer: r.users?.id == null ? null : toUser(r.users),
       };
     },
     getRuntimeToken: (id) => one(q.getToken.get(id), toRuntimeToken),
@@ -166,9 +165,9 @@ export function agentOps({ db }: SqliteContext): AgentOps {
         .filter((r) => agentId === undefined || r.agent_id === agentId)
         .map(toRuntimeToken);
     },
-    revokeRuntimeToken: (id, now) => q.revokeToken.run(now, id).changes === 1,
-    revokeRuntimeTokensOfInstallation: (id, now) => q.revokeOfInstallation.run(now, id).changes,
-    revokeRuntimeTokensIssuedBy: (userId, now) => q.revokeIssuedBy.run(now, userId).changes,
+    revokeRuntimeToken: (id, now) => changed(q.revokeToken.run(now, id).changes) === 1,
+    revokeRuntimeTokensOfInstallation: (id, now) => changed(q.revokeOfInstallation.run(now, id).changes),
+    revokeRuntimeTokensIssuedBy: (userId, now) => changed(q.revokeIssuedBy.run(now, userId).changes),
     touchRuntimeToken: (id, now) => void q.touchToken.run(now, id),
   };
 }

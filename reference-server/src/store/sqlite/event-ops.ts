@@ -1,12 +1,15 @@
 /**
  * SQLite ops for the event queue: enqueue, claim with leases, ack, renew, retire, requeue, views.
  * Claims walk the partial index events_ready (agent_id, seq) WHERE state IN ('pending','leased'), so the
- * oldest-first order comes from the index, not a sort. Attempts are counted at claim.
+ * oldest-first order comes from the index, not a sort. Attempts are counted at claim. Lease look-ups
+ * (retire, next expiry) use events_leased (agent_id, lease_expires_at) WHERE state = 'leased', so a poll's
+ * cost depends on what the agent holds, not on how many events wait behind it.
  */
 import type { ClaimResult, EventOpName, RenewResult, RequeueResult } from "../contract.js";
 import type { EventRecord, QueueStats } from "../records.js";
 import { insertOrConflict } from "./agent-ops.js";
 import { json, type Row, toEvent } from "./rows.js";
+import { statementCache } from "./statement-cache.js";
 import type { SqliteContext, SyncOps } from "./types.js";
 
 type EventOps = Pick<SyncOps, EventOpName>;
@@ -14,19 +17,22 @@ type EventOps = Pick<SyncOps, EventOpName>;
 const OPEN = "state IN ('pending', 'leased')";
 
 export function eventOps({ db, notify }: SqliteContext): EventOps {
+  const prepared = statementCache(db);
   const q = {
     insert: db.prepare(
       `INSERT INTO events (id, agent_id, pod_id, type, payload, state, attempts, created_at)
        VALUES (@id, @agentId, @podId, @type, @payload, 'pending', 0, @createdAt)`,
     ),
+    // Retiring reads events_leased: only this agent's ended leases, never the pending backlog.
     retireAgent: db.prepare(
-      `UPDATE events SET state = 'failed', failed_at = lease_expires_at, fail_reason = 'max_attempts'
-       WHERE agent_id = @agentId AND ${OPEN} AND state = 'leased' AND lease_expires_at <= @now
+      `UPDATE events INDEXED BY events_leased
+         SET state = 'failed', failed_at = lease_expires_at, fail_reason = 'max_attempts'
+       WHERE agent_id = @agentId AND state = 'leased' AND lease_expires_at <= @now
          AND attempts - attempt_base >= @maxAttempts`,
     ),
     retireAll: db.prepare(
       `UPDATE events SET state = 'failed', failed_at = lease_expires_at, fail_reason = 'max_attempts'
-       WHERE ${OPEN} AND state = 'leased' AND lease_expires_at <= @now AND attempts - attempt_base >= @maxAttempts`,
+       WHERE state = 'leased' AND lease_expires_at <= @now AND attempts - attempt_base >= @maxAttempts`,
     ),
     claim: db.prepare(
       `UPDATE events SET state = 'leased', attempts = attempts + 1, lease_expires_at = @leaseUntil
@@ -48,8 +54,8 @@ export function eventOps({ db, notify }: SqliteContext): EventOps {
          AND (release_attempts IS NULL OR release_attempts <> attempts)`,
     ),
     nextExpiry: db.prepare(
-      `SELECT MIN(lease_expires_at) AS next FROM events INDEXED BY events_ready
-       WHERE agent_id = @agentId AND ${OPEN} AND state = 'leased' AND lease_expires_at > @now
+      `SELECT MIN(lease_expires_at) AS next FROM events INDEXED BY events_leased
+       WHERE agent_id = @agentId AND state = 'leased' AND lease_expires_at > @now
          AND attempts - attempt_base < @maxAttempts`,
     ),
     readyAt: db.prepare(
@@ -155,7 +161,7 @@ export function eventOps({ db, notify }: SqliteContext): EventOps {
         args.push(podId);
       }
       const sql = `SELECT * FROM events WHERE ${where.join(" AND ")} ORDER BY failed_at DESC, seq DESC LIMIT ?`;
-      return (db.prepare(sql).all(...args, limit) as Row[]).map(toEvent);
+      return (prepared(sql).all(...args, limit) as Row[]).map(toEvent);
     },
     requeueEvent: (input) => requeueTx(input),
     failOpenEvents: (input) => q.failOpen.run(input).changes,

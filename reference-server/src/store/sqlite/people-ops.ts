@@ -22,7 +22,7 @@ const toMember = (r: Row): MemberRecord => ({
   addedAt: r.added_at,
 });
 
-export function peopleOps({ db }: SqliteContext): PeopleOps {
+export function peopleOps({ db, authChanged }: SqliteContext): PeopleOps {
   const q = {
     insertUser: db.prepare(
       "INSERT INTO users (id, name, is_admin, created_at, deleted_at) VALUES (@id, @name, @isAdmin, @createdAt, @deletedAt)",
@@ -66,7 +66,11 @@ export function peopleOps({ db }: SqliteContext): PeopleOps {
     },
     findUsersByName: (name) => (q.usersByName.all(name) as Row[]).map(toUser),
     listUsers: () => (q.listUsers.all() as Row[]).map(toUser),
-    markUserDeleted: (id, now) => q.deleteUser.run(now, id).changes === 1,
+    markUserDeleted: (id, now) => {
+      const done = q.deleteUser.run(now, id).changes === 1;
+      if (done) authChanged(); // the user's runtime tokens stop authenticating (token caches)
+      return done;
+    },
     insertUserToken: (t) => void q.insertUserToken.run(t),
     findUserTokenByHash: (hash) => {
       const r = q.userTokenByHash.get(hash) as Row | undefined;

@@ -12,4 +12,6 @@ export interface SqliteContext {
   db: Database.Database;
   /** Record that this agent may have ready events; delivered after the surrounding transaction commits. */
   notify(agentId: string): void;
+  /** Record that a token's authentication may have changed; delivered after the transaction commits. */
+  authChanged(): void;
 }
