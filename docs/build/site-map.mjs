@@ -59,6 +59,11 @@ export const NAV = [
     section: "Tools",
     items: [
       { src: "console.md", href: "console.html", title: "Dev console" },
+      {
+        src: "mocking-production.md",
+        href: "mocking-production.html",
+        title: "Mocking the production kernel",
+      },
       { src: "conformance.md", href: "conformance.html", title: "Conformance suite", optional: true },
       {
         src: "local-cli-driver.md",

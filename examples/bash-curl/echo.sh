@@ -41,10 +41,10 @@ while true; do
     # One jq per event for its fields and the reply body (each jq costs a process start).
     eval "$(jq -r '@sh "id=\(.id) type=\(.type) pod=\(.podId) reply=\({content: ("echo: " + (.payload.content // "")), replyToMessageId: .payload.messageId} | tojson)"' <<<"$event")"
     case $type in
-    message.posted | mention.received)
+    message.posted | mention.received | chat.mention | thread.mention) # the last two: production names
       # Idempotency-Key from the event id: a redelivery re-posting the reply does not post twice.
       posted=$(cap POST "/pods/$pod/messages" "$reply" -H "Idempotency-Key: echo-$id") || break
-      result=$(jq -c '{result: {outcome: "posted", messageId: .id}}' <<<"$posted") outcome=posted
+      result=$(jq -c '{result: {outcome: "posted", messageId: (.id // .message.id)}}' <<<"$posted") outcome=posted
       ;;
     *)
       result=$(jq -nc --arg t "$type" '{result: {outcome: "skipped", reason: ("echo does not handle " + $t)}}')

@@ -46,14 +46,16 @@ def remember_echo(content):
 
 def handle(event):
     """Returns the ack result for one event."""
-    if event["type"] not in ("message.posted", "mention.received"):
+    # chat.mention / thread.mention: the production kernel's names (cap-kernel --profile production).
+    if event["type"] not in ("message.posted", "mention.received", "chat.mention", "thread.mention"):
         return {"outcome": "skipped", "reason": f"echo does not handle {event['type']}"}
     payload = event["payload"]
     reply = {"content": f"echo: {payload['content']}", "replyToMessageId": payload["messageId"]}
     # The key makes a redelivered event's post a no-op on kernels that advertise `idempotency-key`.
     posted = call("POST", f"/pods/{event['podId']}/messages", reply, {"Idempotency-Key": f"echo-{event['id']}"})
     remember_echo(payload["content"])
-    return {"outcome": "posted", "messageId": posted["id"]}
+    # CAP answers 201 {id, createdAt}; the production dialect 200 {success, message: {id, ...}}.
+    return {"outcome": "posted", "messageId": posted.get("id") or posted["message"]["id"]}
 
 
 def retry_after(err):
