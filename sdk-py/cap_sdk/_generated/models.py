@@ -191,10 +191,7 @@ class HeartbeatTickPayload(TypedDict):
     tickAt: str
 
 
-class Info(TypedDict):
-    """Discovery. Optional route; when present it is authoritative for timing (`leaseSeconds`,
-    `maxAttempts`) and for which optional features the kernel implements.
-    """
+class _InfoRequired(TypedDict):
     protocol: Literal["cap"]
     version: Literal["1"]
     #: Lease given to each delivery, in seconds.
@@ -213,6 +210,16 @@ class Info(TypedDict):
     #: (`pollId` on `GET /events`).
     #: Unknown values are ignored by clients.
     features: List[str]
+
+
+class Info(_InfoRequired, total=False):
+    """Discovery. Optional route; when present it is authoritative for timing (`leaseSeconds`,
+    `maxAttempts`) and for which optional features the kernel implements.
+    """
+    #: The compatibility profile the kernel runs, when it is not plain CAP v1: `production` means its CAP
+    #: routes speak the production kernel's dialect (event names such as `chat.mention` and `heartbeat`,
+    #: `{success: true}` answers) for drivers written against it. Absent: CAP v1 exactly.
+    profile: str
 
 
 class _MemoryEnvelopeRequired(TypedDict):
