@@ -5,6 +5,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     fileParallelism: false,
+    // describe.concurrent blocks (the shipped drivers) run two driver-suite runs at a time at most.
+    maxConcurrency: 2,
     globalSetup: ["test/global-setup.ts"],
     testTimeout: 180_000,
     hookTimeout: 60_000,

@@ -9,6 +9,8 @@ import { features } from "./check.js";
 import { allChecks } from "./checks/index.js";
 import { ConfigError } from "./config/errors.js";
 import { type Flags, reportFormats, resolveSettings } from "./config/settings.js";
+import { runDriverCommand } from "./driver/cli.js";
+import { driverChecks } from "./driver/scenarios/index.js";
 import { renderList } from "./list.js";
 import { writeReports } from "./reports/index.js";
 import { type Out, progress, renderFailures, renderSummary } from "./reports/terminal.js";
@@ -90,6 +92,40 @@ function program(io: Io, done: (code: Promise<number>) => void): Command {
     .option("--requirements <file>", "requirements manifest (default: the one in @commonly/cap-spec)")
     .action((flags: Flags) => done(run(flags, io)));
   cmd
+    .command("driver")
+    .description(
+      "play the kernel and prove a driver right: start it per scenario (--command) or wait for yours (--wait)",
+    )
+    .option(
+      "--command <cmd>",
+      "shell command that starts the driver (CAP_URL, CAP_TOKEN, CAP_POD_ID in its env)",
+    )
+    .option("--wait", "print CAP_URL, CAP_TOKEN and CAP_POD_ID and wait for a driver you start yourself")
+    .option(
+      "--only <pattern>",
+      "run only checks whose id, family or requirement id matches (glob, repeatable)",
+      collect,
+    )
+    .option(
+      "--skip <pattern>",
+      "skip checks whose id, family or requirement id matches (glob, repeatable)",
+      collect,
+    )
+    .addOption(new Option("--level <level>", "lowest requirement level to run").choices(["must", "should"]))
+    .option("--strict", "SHOULD failures fail the run")
+    .option("--lease-seconds <n>", "lease of the kernel the suite plays (default 1)")
+    .option("--max-attempts <n>", "maxAttempts of the kernel the suite plays (default 5)")
+    .option("--time-scale <x>", "multiply every deadline, window and tolerance (slow CI)")
+    .option(
+      "--startup-timeout <seconds>",
+      "how long the driver may take to make its first poll (default 15; --wait: 300)",
+    )
+    .option("--baseline <file>", "expected-failures.yaml: known failures that do not fail the run")
+    .option("--report <format=path>", `write a report (${reportFormats.join(", ")}); repeatable`, collect)
+    .option("--trace", "record every exchange of every scenario in the reports")
+    .option("--requirements <file>", "requirements manifest (default: the one in @commonly/cap-spec)")
+    .action((flags) => done(runDriverCommand(flags, io)));
+  cmd
     .command("list")
     .description("list the checks, the requirement ids they verify and their levels")
     .option("--json", "machine-readable output")
@@ -100,7 +136,7 @@ function program(io: Io, done: (code: Promise<number>) => void): Command {
 
 async function list(o: { json?: boolean; requirements?: string }, io: Io): Promise<number> {
   const manifest = await loadManifest(o.requirements);
-  io.stdout.write(renderList(allChecks, manifest, o.json ?? false));
+  io.stdout.write(renderList(allChecks, driverChecks, manifest, o.json ?? false));
   return 0;
 }
 

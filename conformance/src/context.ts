@@ -20,6 +20,8 @@ export interface Failure {
   expected?: string;
   actual?: string;
   exchange?: Exchange;
+  /** The exchanges behind a failure that is about a sequence (the driver suite's wire log). */
+  wire?: Exchange[];
 }
 
 export interface Detail {

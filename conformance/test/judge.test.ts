@@ -107,6 +107,17 @@ describe("judging a run", () => {
     });
   });
 
+  it("counts a requirement verified by a check that only warned about another, unless an assertion stopped it", () => {
+    const warned = (id: string, stoppedEarly: boolean) => ({
+      ...result(id, "warned", ["CAP-EVT-1", "CAP-EVT-7"], [failure("CAP-EVT-7", "warn")]),
+      ...(stoppedEarly ? { stoppedEarly: true } : {}),
+    });
+    const statusOf = (r: ReturnType<typeof warned>) =>
+      judge([r], manifest, undefined, false).requirements.find((q) => q.id === "CAP-EVT-1")?.status;
+    expect(statusOf(warned("events.ran-to-the-end", false))).toBe("passed");
+    expect(statusOf(warned("events.stopped", true))).toBe("incomplete");
+  });
+
   it("rejects a baseline entry that names neither a check nor a requirement", () => {
     expect(() => base("- reason: what?")).toThrow(/exactly one of/);
   });

@@ -6,6 +6,8 @@
 import { describe, expect, it } from "vitest";
 import { families } from "../src/check.js";
 import { allChecks } from "../src/checks/index.js";
+import { driverFamilies } from "../src/driver/check.js";
+import { driverChecks } from "../src/driver/scenarios/index.js";
 import { loadManifest } from "../src/requirements.js";
 
 const manifest = await loadManifest();
@@ -50,5 +52,42 @@ describe("the checks and the requirements manifest", () => {
   it("have at least one check in every family the issue lists", () => {
     const present = new Set(allChecks.map((c) => c.family));
     expect(families.filter((f) => !present.has(f))).toEqual([]);
+  });
+});
+
+describe("the driver checks and the requirements manifest", () => {
+  it("cite only driver requirement ids the manifest defines", () => {
+    const wrong = driverChecks.flatMap((c) =>
+      c.verifies
+        .filter((id) => manifest.byId.get(id)?.subject !== "driver")
+        .map((id) => `${c.id}: ${id} (${manifest.byId.get(id)?.subject ?? "unknown"})`),
+    );
+    expect(wrong).toEqual([]);
+  });
+
+  it("verify every black-box-testable driver MUST, and every testable driver SHOULD", () => {
+    const verified = new Set(driverChecks.flatMap((c) => c.verifies));
+    const missing = manifest.requirements
+      .filter((r) => r.subject === "driver" && r.testable && !verified.has(r.id))
+      .map((r) => `${r.id} ${r.level}`);
+    expect(missing).toEqual([]);
+  });
+
+  it("leave untested only the driver requirements marked not testable", () => {
+    const verified = new Set(driverChecks.flatMap((c) => c.verifies));
+    const untestable = manifest.requirements.filter((r) => r.subject === "driver" && !r.testable);
+    expect(untestable.map((r) => r.id)).toEqual(["CAP-EVT-9"]);
+    expect(untestable.filter((r) => verified.has(r.id))).toEqual([]);
+  });
+
+  it("name checks driver.<family>.<kebab-case>, uniquely, each in a known family", () => {
+    const ids = driverChecks.map((c) => c.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const c of driverChecks) {
+      expect(c.id).toMatch(/^driver\.[a-z]+\.[a-z0-9]+(-[a-z0-9]+)*$/);
+      expect(driverFamilies).toContain(c.family);
+      expect(c.id.startsWith(`driver.${c.family}.`)).toBe(true);
+    }
+    expect(driverFamilies.filter((f) => !driverChecks.some((c) => c.family === f))).toEqual([]);
   });
 });

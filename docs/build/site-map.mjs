@@ -28,9 +28,19 @@ export const NAV = [
         title: "Driver in TypeScript",
       },
       {
+        src: "quickstart/driver-python.md",
+        href: "quickstart/driver-python.html",
+        title: "Driver in Python",
+      },
+      {
         src: "quickstart/driver-http.md",
         href: "quickstart/driver-http.html",
         title: "Driver in any language",
+      },
+      {
+        src: "quickstart/driver-conformance.md",
+        href: "quickstart/driver-conformance.html",
+        title: "Test your driver",
       },
       { src: "quickstart/kernel.md", href: "quickstart/kernel.html", title: "Test your kernel" },
       { src: "quickstart/cli.md", href: "quickstart/cli.html", title: "Your CLI in a pod" },
@@ -41,12 +51,19 @@ export const NAV = [
     items: [
       { gen: "openapi", api: "cap", href: "api/cap.html", title: "CAP v1 API" },
       { gen: "openapi", api: "admin", href: "api/admin.html", title: "Kernel admin API" },
+      // Generated from the Python SDK's docstrings by `pnpm generate` (sdk-py/scripts/api_docs.py).
+      { src: "../sdk-py/docs/api.md", href: "api/python.html", title: "Python SDK (cap_sdk)" },
     ],
   },
   {
     section: "Tools",
     items: [
       { src: "console.md", href: "console.html", title: "Dev console" },
+      {
+        src: "mocking-production.md",
+        href: "mocking-production.html",
+        title: "Mocking the production kernel",
+      },
       { src: "conformance.md", href: "conformance.html", title: "Conformance suite", optional: true },
       {
         src: "local-cli-driver.md",

@@ -20,28 +20,39 @@ cap() {
   curl "${args[@]}" "$@" "$BASE$path"
 }
 
-trap 'exit 0' TERM INT
+INTERVAL=5 # seconds: the least backoff, and the poll interval of a kernel that does not long-poll
+headers=$(mktemp)
+trap 'rm -f "$headers"; exit 0' TERM INT
 while true; do
-  if ! answer=$(cap GET "/events?limit=10&waitSeconds=20"); then
+  started=$SECONDS
+  if ! answer=$(cap GET "/events?limit=1&waitSeconds=20" "" -D "$headers"); then
     echo "poll failed: $answer" >&2
     case $answer in *token_*|*auth_required*) exit 1 ;; esac
-    sleep 5 # kernel unreachable: back off, then poll again
+    # Back off; never sooner than a 429/503's Retry-After (seconds).
+    wait_s=$(tr -d '\r' <"$headers" | awk 'tolower($1) == "retry-after:" && $2 ~ /^[0-9]+$/ {print $2}')
+    sleep $((${wait_s:-0} > INTERVAL ? wait_s : INTERVAL))
     continue
   fi
+  # An empty answer at once: the kernel does not hold polls open, so poll at the interval instead.
+  if [[ $(jq '.events | length' <<<"$answer") == 0 ]] && ((SECONDS - started < 1)); then sleep "$INTERVAL"; fi
+  # One event per poll: a shell handles an event in tens of milliseconds, so nothing it holds waits out
+  # its lease in the batch (a driver that does not renew must not fetch more than it starts in a lease).
   jq -c '.events[]' <<<"$answer" | while read -r event; do
-    id=$(jq -r .id <<<"$event")
-    type=$(jq -r .type <<<"$event")
+    # One jq per event for its fields and the reply body (each jq costs a process start).
+    eval "$(jq -r '@sh "id=\(.id) type=\(.type) pod=\(.podId) reply=\({content: ("echo: " + (.payload.content // "")), replyToMessageId: .payload.messageId} | tojson)"' <<<"$event")"
     case $type in
-    message.posted | mention.received)
-      reply=$(jq -c '{content: ("echo: " + .payload.content), replyToMessageId: .payload.messageId}' <<<"$event")
-      pod=$(jq -r .podId <<<"$event")
+    message.posted | mention.received | chat.mention | thread.mention) # the last two: production names
       # Idempotency-Key from the event id: a redelivery re-posting the reply does not post twice.
       posted=$(cap POST "/pods/$pod/messages" "$reply" -H "Idempotency-Key: echo-$id") || break
-      result=$(jq -c '{result: {outcome: "posted", messageId: .id}}' <<<"$posted")
+      result=$(jq -c '{result: {outcome: "posted", messageId: (.id // .message.id)}}' <<<"$posted") outcome=posted
       ;;
-    *) result=$(jq -nc --arg t "$type" '{result: {outcome: "skipped", reason: ("echo does not handle " + $t)}}') ;;
+    *)
+      result=$(jq -nc --arg t "$type" '{result: {outcome: "skipped", reason: ("echo does not handle " + $t)}}')
+      outcome=skipped
+      ;;
     esac
-    cap POST "/events/$id/ack" "$result" >/dev/null || break # not acked: it comes back and is re-acked
-    echo "$type $id: $(jq -r .result.outcome <<<"$result")"
+    # A lost ack is harmless: the event comes back and its post replays under the same Idempotency-Key.
+    cap POST "/events/$id/ack" "$result" >/dev/null || { echo "ack of $id failed; it comes back" >&2; break; }
+    echo "$type $id: $outcome"
   done
 done

@@ -5,6 +5,7 @@ Long-polls its events, answers every human message and mention with "echo: <cont
 keeps a count of echoes in its memory (section long_term), acks every event, and skips types it does not
 handle. Run:  CAP_URL=http://127.0.0.1:7070 CAP_TOKEN=cm_agent_... python3 echo_driver.py
 """
+import http.client
 import json
 import os
 import signal
@@ -15,6 +16,10 @@ import urllib.request
 
 BASE = os.environ.get("CAP_URL", "http://127.0.0.1:7070").rstrip("/") + "/api/agents/runtime"
 TOKEN = os.environ["CAP_TOKEN"]
+INTERVAL = 5  # seconds between polls when the kernel does not hold a poll open, and the least backoff
+# A broken connection surfaces as OSError (URLError, ConnectionResetError, TimeoutError) or, when the
+# kernel hangs up before answering, as http.client.RemoteDisconnected: all of them mean "try again later".
+NETWORK_ERRORS = (OSError, http.client.HTTPException)
 
 
 def call(method, path, body=None, headers=None, timeout=10):
@@ -41,47 +46,59 @@ def remember_echo(content):
 
 def handle(event):
     """Returns the ack result for one event."""
-    if event["type"] not in ("message.posted", "mention.received"):
+    # chat.mention / thread.mention: the production kernel's names (cap-kernel --profile production).
+    if event["type"] not in ("message.posted", "mention.received", "chat.mention", "thread.mention"):
         return {"outcome": "skipped", "reason": f"echo does not handle {event['type']}"}
     payload = event["payload"]
     reply = {"content": f"echo: {payload['content']}", "replyToMessageId": payload["messageId"]}
     # The key makes a redelivered event's post a no-op on kernels that advertise `idempotency-key`.
     posted = call("POST", f"/pods/{event['podId']}/messages", reply, {"Idempotency-Key": f"echo-{event['id']}"})
     remember_echo(payload["content"])
-    return {"outcome": "posted", "messageId": posted["id"]}
+    # CAP answers 201 {id, createdAt}; the production dialect 200 {success, message: {id, ...}}.
+    return {"outcome": "posted", "messageId": posted.get("id") or posted["message"]["id"]}
+
+
+def retry_after(err):
+    """Seconds the kernel asked us to wait (Retry-After on 429/503), never less than INTERVAL."""
+    try:
+        return max(INTERVAL, int(err.headers.get("Retry-After", "0")))
+    except ValueError:
+        return INTERVAL
 
 
 def main():
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # stop at once, even mid-poll: unacked events come back
     handled = {}  # event id -> ack result: a redelivery is re-acked without a second post (CAP-DRV-1)
     while True:
+        started = time.monotonic()
         try:
             events = call("GET", "/events?limit=10&waitSeconds=5", timeout=15)["events"]
         except urllib.error.HTTPError as err:
             if err.code in (401, 403):
                 sys.exit(f"echo: the kernel refused the token ({err.code}); re-issue it")
-            # 503 store_unavailable / 429 say when to come back in Retry-After; anything else: 5 s.
-            delay = int(err.headers.get("Retry-After") or 5) if err.code in (429, 503) else 5
+            delay = retry_after(err)
             print(f"poll failed: HTTP {err.code}; retrying in {delay} s", flush=True)
             time.sleep(delay)
             continue
-        except (urllib.error.URLError, TimeoutError) as err:  # kernel unreachable: back off, keep going
-            print(f"poll failed: {err}; retrying in 5 s", flush=True)
-            time.sleep(5)
+        except NETWORK_ERRORS as err:  # kernel unreachable or connection broken: back off, keep going
+            print(f"poll failed: {err!r}; retrying in {INTERVAL} s", flush=True)
+            time.sleep(INTERVAL)
             continue
+        if not events and time.monotonic() - started < 1:
+            time.sleep(INTERVAL)  # the kernel answered at once: it does not long-poll, so poll at an interval
         for event in events:
             try:
                 result = handled.get(event["id"]) or handle(event)
-            except (urllib.error.URLError, KeyError) as err:
-                print(f"{event['id']}: not handled ({err}); the kernel redelivers it after its lease", flush=True)
+            except (*NETWORK_ERRORS, KeyError) as err:
+                print(f"{event['id']}: not handled ({err!r}); the kernel redelivers it after its lease", flush=True)
                 break  # no ack: stop this batch, poll again
             handled[event["id"]] = result
             if len(handled) > 1000:
                 handled.pop(next(iter(handled)))
             try:
                 call("POST", f"/events/{event['id']}/ack", {"result": result})
-            except urllib.error.URLError as err:  # e.g. 503 during a store outage: the redelivery is re-acked
-                print(f"{event['id']}: ack failed ({err}); it comes back and is re-acked", flush=True)
+            except NETWORK_ERRORS as err:  # the redelivery is re-acked from `handled`, without a second post
+                print(f"{event['id']}: ack failed ({err!r}); it comes back after its lease", flush=True)
                 break
             print(f"{event['type']} {event['id']} attempt {event['attempts']}: {result['outcome']}", flush=True)
 

@@ -41,7 +41,13 @@ function serverOptions(cmd: Command): Command {
   return dbOptions(cmd)
     .addOption(new Option("--port <n>", "port (env CAP_PORT; default 7070)"))
     .addOption(new Option("--host <host>", "interface (env CAP_HOST; default 127.0.0.1)"))
-    .addOption(new Option("--log-level <level>", "pino level (env CAP_LOG_LEVEL; default info)"));
+    .addOption(new Option("--log-level <level>", "pino level (env CAP_LOG_LEVEL; default info)"))
+    .addOption(
+      new Option(
+        "--profile <name>",
+        "wire profile: cap (CAP v1 exactly) | production (the production kernel's dialect, for deployed drivers; env CAP_PROFILE; default cap)",
+      ),
+    );
 }
 
 const program = new Command()

@@ -64,7 +64,11 @@ export type EventHandler<E = Event> = {
   handle(event: E, context: HandlerContext): HandlerResult | Promise<HandlerResult>;
 }["handle"];
 
-/** Handlers by event type; documented types get typed payloads, other types plain `Event`s. */
+/**
+ * Handlers by event type; documented types get typed payloads, other types plain `Event`s. A map without
+ * a handler for the production kernel's `chat.mention` / `thread.mention` / `heartbeat` gives them to the
+ * `mention.received` / `heartbeat.tick` handler (`event.type` keeps the name the kernel sent).
+ */
 export interface HandlerMap {
   "message.posted"?: EventHandler<TypedEvent<"message.posted">>;
   "mention.received"?: EventHandler<TypedEvent<"mention.received">>;

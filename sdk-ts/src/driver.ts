@@ -20,6 +20,13 @@ import { type Clock, realClock, realSleep, type Sleep, stableJitter } from "./in
 import { runTurn } from "./internal/turn.js";
 import type { AckResult, Event, Info } from "./types.js";
 
+/** The production kernel's names for documented types: a map without a handler for one uses the CAP one. */
+const PRODUCTION_ALIASES: Record<string, string> = {
+  "chat.mention": "mention.received",
+  "thread.mention": "mention.received",
+  heartbeat: "heartbeat.tick",
+};
+
 /**
  * Runs a driver until `options.signal` aborts (resolves with a summary) or the kernel refuses the
  * token three polls in a row (rejects with `CapSdkError` `auth_stopped`).
@@ -227,6 +234,8 @@ class DriverLoop {
     const { handle } = this.#o;
     if (typeof handle === "function") return handle;
     if (Object.hasOwn(handle, type) && typeof handle[type] === "function") return handle[type];
+    const alias = PRODUCTION_ALIASES[type];
+    if (alias && typeof handle[alias] === "function") return handle[alias];
     return this.#o.onUnknown;
   }
 

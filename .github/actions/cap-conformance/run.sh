@@ -1,21 +1,35 @@
 #!/usr/bin/env bash
-# The cap-conformance composite action's one step: turn INPUT_* variables into cap-conformance flags, run
-# it, publish the Markdown report to the job summary and the verdict to the step outputs, and exit with the
+# The cap-conformance composite action's one step: turn INPUT_* variables into cap-conformance flags
+# (`run` against a kernel, or `driver` against a driver when INPUT_MODE=driver), run it, publish the Markdown report to the job summary and the verdict to the step outputs, and exit with the
 # suite's exit code. Runs the published package with npx unless CAP_CONFORMANCE_BIN names a local build
 # (this repository's CI does that to prove the action against the reference kernel).
 set -uo pipefail
 
-: "${INPUT_FIXTURE:?the fixture input is required}"
+mode="${INPUT_MODE:-kernel}"
 dir="${INPUT_REPORT_DIR:-cap-conformance-reports}"
 mkdir -p "$dir"
-
-args=(run --fixture "$INPUT_FIXTURE"
-  --report "json=$dir/report.json" --report "junit=$dir/report.xml"
+reports=(--report "json=$dir/report.json" --report "junit=$dir/report.xml"
   --report "markdown=$dir/report.md" --report "html=$dir/report.html")
-for u in ${INPUT_URLS:-}; do args+=(--url "$u"); done
+
+case $mode in
+kernel)
+  : "${INPUT_FIXTURE:?the fixture input is required in kernel mode}"
+  args=(run --fixture "$INPUT_FIXTURE" "${reports[@]}")
+  ;;
+driver)
+  : "${INPUT_COMMAND:?the command input (how to start your driver) is required in driver mode}"
+  args=(driver --command "$INPUT_COMMAND" "${reports[@]}")
+  [ -n "${INPUT_STARTUP_TIMEOUT:-}" ] && args+=(--startup-timeout "$INPUT_STARTUP_TIMEOUT")
+  ;;
+*)
+  echo "cap-conformance action: mode must be kernel or driver, got \"$mode\"" >&2
+  exit 2
+  ;;
+esac
+[ "$mode" = kernel ] && for u in ${INPUT_URLS:-}; do args+=(--url "$u"); done
 for p in ${INPUT_ONLY:-}; do args+=(--only "$p"); done
 for p in ${INPUT_SKIP:-}; do args+=(--skip "$p"); done
-for f in ${INPUT_CLAIM:-}; do args+=(--claim "$f"); done
+[ "$mode" = kernel ] && for f in ${INPUT_CLAIM:-}; do args+=(--claim "$f"); done
 [ -n "${INPUT_LEVEL:-}" ] && args+=(--level "$INPUT_LEVEL")
 [ "${INPUT_STRICT:-false}" = "true" ] && args+=(--strict)
 [ "${INPUT_TRACE:-false}" = "true" ] && args+=(--trace)
@@ -23,7 +37,7 @@ for f in ${INPUT_CLAIM:-}; do args+=(--claim "$f"); done
 [ -n "${INPUT_MAX_ATTEMPTS:-}" ] && args+=(--max-attempts "$INPUT_MAX_ATTEMPTS")
 [ -n "${INPUT_TIME_SCALE:-}" ] && args+=(--time-scale "$INPUT_TIME_SCALE")
 [ -n "${INPUT_BASELINE:-}" ] && args+=(--baseline "$INPUT_BASELINE")
-[ -n "${INPUT_TRIGGER_CMD:-}" ] && args+=(--trigger-cmd "$INPUT_TRIGGER_CMD")
+[ "$mode" = kernel ] && [ -n "${INPUT_TRIGGER_CMD:-}" ] && args+=(--trigger-cmd "$INPUT_TRIGGER_CMD")
 
 if [ -n "${CAP_CONFORMANCE_BIN:-}" ]; then
   read -r -a bin <<<"$CAP_CONFORMANCE_BIN"

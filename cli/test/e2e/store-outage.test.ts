@@ -5,11 +5,12 @@
  * driver neither stops nor loses the turn: after the database returns, the message is answered exactly
  * once, its event is acked, and new messages are answered as before. Needs root (pg_createcluster).
  */
+
+import { clusterUnavailable, PgCluster } from "@commonly/cap-console/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Commonly } from "../helpers/commonly.js";
 import { waitUntil } from "../helpers/deadline.js";
 import { TestKernel } from "../helpers/kernel.js";
-import { clusterUnavailable, PgCluster } from "../helpers/pg-cluster.js";
 
 const skip = clusterUnavailable ? ` (skipped: ${clusterUnavailable})` : "";
 

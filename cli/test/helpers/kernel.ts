@@ -53,7 +53,9 @@ export class TestKernel {
   #child: ChildProcess | undefined;
 
   /** `db`: a `--db` URL (e.g. a PostgreSQL the test can restart); default a fresh SQLite file. */
-  constructor(readonly options: { leaseSeconds?: number; maxAttempts?: number; db?: string } = {}) {
+  constructor(
+    readonly options: { leaseSeconds?: number; maxAttempts?: number; db?: string; profile?: string } = {},
+  ) {
     this.db = options.db ?? `sqlite:${join(this.dir, "kernel.db")}`;
   }
 
@@ -69,6 +71,7 @@ export class TestKernel {
     const args = ["serve", "--db", this.db, "--port", "0", "--log-level", "warn"];
     if (this.options.leaseSeconds) args.push("--lease-seconds", String(this.options.leaseSeconds));
     if (this.options.maxAttempts) args.push("--max-attempts", String(this.options.maxAttempts));
+    if (this.options.profile) args.push("--profile", this.options.profile);
     const child = spawn(process.execPath, [KERNEL_BIN, ...args], { stdio: ["ignore", "ignore", "pipe"] });
     this.#child = child;
     child.stderr!.on("data", (chunk) => {

@@ -5,6 +5,7 @@
 import type { Exchange } from "../http/exchange.js";
 import type { CheckResult, RunReport } from "../runner/results.js";
 import { coverage, outcomeLabel, supportRows } from "./support-table.js";
+import { wireLines } from "./wire.js";
 
 const esc = (s: string) =>
   s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
@@ -32,7 +33,7 @@ function check(c: CheckResult): string {
         f,
       ) => `<div><b class="${f.severity === "fail" && !f.expectedBy ? "failed" : "warned"}">${esc(f.requirement)}</b> ${esc(f.level)}${f.expectedBy ? " (expected by baseline)" : ""}: ${esc(f.requirementText)}
 <p>${esc(f.message)}</p>${f.expected !== undefined ? `<p>expected: <code>${esc(f.expected)}</code></p>` : ""}${f.actual !== undefined ? `<p>actual: <code>${esc(f.actual)}</code></p>` : ""}
-${f.curl ? `<pre>${esc(f.curl)}</pre>` : ""}${f.exchange ? `<details><summary>exchange</summary>${exchange(f.exchange)}</details>` : ""}</div>`,
+${f.wire ? `<pre>${esc(wireLines(f.wire).join("\n"))}</pre>` : f.curl ? `<pre>${esc(f.curl)}</pre>` : ""}${f.exchange ? `<details><summary>exchange</summary>${exchange(f.exchange)}</details>` : ""}</div>`,
     )
     .join("");
   const trace = c.exchanges?.length
@@ -67,7 +68,7 @@ ${report.baseline.stale.map((e) => `<p class="failed">stale baseline entry (now 
 ${report.checks.map(check).join("\n")}
 </table>
 <h2>Support table</h2>
-<p>Testable kernel MUSTs covered by a check: ${cov.covered} / ${cov.total}.</p>
+<p>Testable ${report.mode === "driver" ? "driver" : "kernel"} MUSTs covered by a check: ${cov.covered} / ${cov.total}.</p>
 <table><tr><th>requirement</th><th>level</th><th>feature</th><th>outcome</th><th>text</th><th>checks</th></tr>
 ${rows}
 </table>

@@ -1,5 +1,6 @@
 /** JUnit XML: one testsuite per family, one testcase per check; failures carry the requirement and the reproducer. */
 import type { CheckResult, RunReport } from "../runner/results.js";
+import { wireLines } from "./wire.js";
 
 /** XML 1.0 cannot carry most control characters, even escaped: drop them. */
 const printable = (s: string) =>
@@ -20,7 +21,7 @@ function testcase(c: CheckResult): string {
       f.message,
       ...(f.expected !== undefined ? [`expected: ${f.expected}`] : []),
       ...(f.actual !== undefined ? [`actual: ${f.actual}`] : []),
-      ...(f.curl ? [`reproduce: ${f.curl}`] : []),
+      ...(f.wire ? ["wire:", ...wireLines(f.wire)] : f.curl ? [`reproduce: ${f.curl}`] : []),
       ...(f.expectedBy ? [`expected by baseline: ${f.expectedBy}`] : []),
     ].join("\n");
     const tag = f.expectedBy || f.severity === "warn" ? "system-out" : "failure";

@@ -1,6 +1,7 @@
 /** The Markdown summary: verdict, counts, the support table, then each failure with its reproducer. */
 import type { RunReport } from "../runner/results.js";
 import { coverage, outcomeLabel, supportRows } from "./support-table.js";
+import { wireLines } from "./wire.js";
 
 const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
 const fence = (s: string) => `\`\`\`\n${s.replace(/```/g, "ʼʼʼ")}\n\`\`\``;
@@ -9,9 +10,12 @@ export function renderMarkdown(report: RunReport): string {
   const s = report.summary;
   const cov = coverage(report);
   const out: string[] = [
-    `# CAP v1 conformance: ${s.verdict}`,
+    `# CAP v1 ${report.mode === "driver" ? "driver " : ""}conformance: ${s.verdict}`,
     "",
-    `Kernel ${report.target.urls.map((u) => `\`${u}\``).join(", ")} · ${report.startedAt} · ${(report.durationMs / 1000).toFixed(1)} s · ${report.tool.name} ${report.tool.version} · exit code ${s.exitCode}`,
+    ...(report.mode === "driver"
+      ? [`Driver \`${report.driver?.command ?? "(started by hand, --wait)"}\``, ""]
+      : []),
+    `${report.mode === "driver" ? "Played kernel" : "Kernel"} ${report.target.urls.map((u) => `\`${u}\``).join(", ")} · ${report.startedAt} · ${(report.durationMs / 1000).toFixed(1)} s · ${report.tool.name} ${report.tool.version} · exit code ${s.exitCode}`,
     "",
     `Features: ${report.target.features.join(", ") || "none"} · lease ${report.target.leaseSeconds ?? "?"} s · maxAttempts ${report.target.maxAttempts ?? "?"} · trigger: ${report.target.trigger}`,
     "",
@@ -21,7 +25,7 @@ export function renderMarkdown(report: RunReport): string {
     "",
     "## Support table",
     "",
-    `Testable kernel MUSTs covered by a check: ${cov.covered} / ${cov.total}.`,
+    `Testable ${report.mode === "driver" ? "driver" : "kernel"} MUSTs covered by a check: ${cov.covered} / ${cov.total}.`,
     "",
     "| requirement | level | feature | outcome | checks |",
     "| --- | --- | --- | --- | --- |",
@@ -43,7 +47,8 @@ export function renderMarkdown(report: RunReport): string {
       out.push(`  - ${f.message}`);
       if (f.expected !== undefined) out.push(`  - expected: \`${cell(f.expected.slice(0, 300))}\``);
       if (f.actual !== undefined) out.push(`  - actual: \`${cell(f.actual.slice(0, 300))}\``);
-      if (f.curl) out.push("", fence(f.curl.slice(0, 2000)));
+      if (f.wire) out.push("", fence(wireLines(f.wire).join("\n")));
+      else if (f.curl) out.push("", fence(f.curl.slice(0, 2000)));
     }
   }
   if (report.baseline.stale.length > 0) {

@@ -15,14 +15,13 @@ export const outcomeLabel: Record<RequirementStatus, string> = {
   "not-testable": "· not black-box testable",
 };
 
-/** Kernel requirements, in manifest order (driver obligations are outside what a kernel suite can see). */
+/** The requirements of the run's subject, in manifest order: kernel ones for `run`, driver ones for `driver`. */
 export function supportRows(report: RunReport): RequirementResult[] {
-  return report.requirements.filter((r) => r.subject === "kernel");
+  const subject = report.mode === "driver" ? "driver" : "kernel";
+  return report.requirements.filter((r) => r.subject === subject);
 }
 
 export function coverage(report: RunReport): { covered: number; total: number } {
-  const musts = report.requirements.filter(
-    (r) => r.subject === "kernel" && r.level === "MUST" && r.status !== "not-testable",
-  );
+  const musts = supportRows(report).filter((r) => r.level === "MUST" && r.status !== "not-testable");
   return { covered: musts.filter((r) => r.checks.length > 0).length, total: musts.length };
 }

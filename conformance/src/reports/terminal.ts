@@ -7,6 +7,7 @@
 import type { CheckResult, RunReport } from "../runner/results.js";
 import type { RunHooks } from "../runner/run-suite.js";
 import { toolVersion } from "../version.js";
+import { wireLines } from "./wire.js";
 
 export interface Out {
   write(text: string): void;
@@ -76,7 +77,11 @@ export function renderFailures(report: RunReport, tty?: boolean): string {
       lines.push(`     ${f.message}`);
       if (f.expected !== undefined) lines.push(`     expected: ${f.expected.slice(0, 400)}`);
       if (f.actual !== undefined) lines.push(`     actual:   ${f.actual.slice(0, 400)}`);
-      if (f.curl) lines.push(`     reproduce: ${f.curl.length > 600 ? `${f.curl.slice(0, 600)}…` : f.curl}`);
+      if (f.wire) {
+        lines.push("     wire:");
+        for (const l of wireLines(f.wire, 12)) lines.push(`       ${l}`);
+      } else if (f.curl)
+        lines.push(`     reproduce: ${f.curl.length > 600 ? `${f.curl.slice(0, 600)}…` : f.curl}`);
     }
   });
   return `${lines.join("\n")}\n`;

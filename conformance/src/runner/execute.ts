@@ -35,10 +35,14 @@ export function failureReport(f: Failure, manifest: Manifest): FailureReport {
     report.curl = curlFor(f.exchange);
     report.exchange = f.exchange;
   }
+  if (f.wire && f.wire.length > 0) report.wire = f.wire;
   return report;
 }
 
-export function baseResult(check: Check, manifest: Manifest): Omit<CheckResult, "status" | "durationMs"> {
+export function baseResult(
+  check: Pick<Check, "id" | "title" | "verifies" | "feature"> & { family: CheckResult["family"] },
+  manifest: Manifest,
+): Omit<CheckResult, "status" | "durationMs"> {
   const reqs = check.verifies.map((id) => manifest.byId.get(id)).filter((r) => r !== undefined);
   return {
     id: check.id,
@@ -57,9 +61,11 @@ export async function executeCheck(check: Check, run: RunState, manifest: Manife
   const t0 = performance.now();
   let reason: string | undefined;
   let status: CheckStatus | undefined;
+  let stoppedEarly = false;
   try {
     await check.run(ctx);
   } catch (e) {
+    if (e instanceof CheckFailed) stoppedEarly = true;
     if (e instanceof CheckSkipped) {
       status = "skipped";
       reason = e.message;
@@ -82,6 +88,7 @@ export async function executeCheck(check: Check, run: RunState, manifest: Manife
     notes: ctx.notes,
   };
   if (reason !== undefined) result.reason = reason;
+  if (stoppedEarly) result.stoppedEarly = true;
   if (run.settings.trace) result.exchanges = ctx.exchanges;
   return result;
 }

@@ -50,7 +50,9 @@ function requirementStatus(id: string, results: CheckResult[]): RequirementStatu
   if (mine.some((f) => !f.expectedBy && f.severity === "fail")) return "failed";
   if (mine.some((f) => !f.expectedBy)) return "warned";
   if (mine.length > 0) return "expected-failure";
-  if (covering.some((r) => r.status === "passed")) return "passed";
+  // A check that only warned about other requirements, and ran to its end, verified this one.
+  if (covering.some((r) => r.status === "passed" || (r.status === "warned" && !r.stoppedEarly)))
+    return "passed";
   // A check that stopped on another requirement's failure did not finish verifying this one.
   if (covering.some((r) => r.status !== "skipped")) return "incomplete";
   return "skipped";

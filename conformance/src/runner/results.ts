@@ -5,6 +5,7 @@
  */
 import type { CanaryHit } from "../canary.js";
 import type { Family, Feature } from "../check.js";
+import type { DriverFamily } from "../driver/check.js";
 import type { Exchange } from "../http/exchange.js";
 import type { Level } from "../requirements.js";
 
@@ -22,13 +23,15 @@ export interface FailureReport {
   /** Replays the request that showed the failure; tokens come from `$CAP_TOKEN_<AGENT>`. */
   curl?: string;
   exchange?: Exchange;
+  /** Driver suite: the exchanges between the driver and the kernel that show the failure, in order. */
+  wire?: Exchange[];
   /** Set when a baseline entry expects this failure: which entry, and its reason. */
   expectedBy?: string;
 }
 
 export interface CheckResult {
   id: string;
-  family: Family;
+  family: Family | DriverFamily;
   title: string;
   verifies: string[];
   feature?: Feature;
@@ -39,6 +42,8 @@ export interface CheckResult {
   reason?: string;
   failures: FailureReport[];
   notes: string[];
+  /** An assertion stopped the check: requirements it had not judged yet are not verified by it. */
+  stoppedEarly?: boolean;
   /** Every exchange of the check; only with `--trace`. */
   exchanges?: Exchange[];
 }
@@ -79,6 +84,10 @@ export interface Summary {
 
 export interface RunReport {
   reportVersion: 1;
+  /** Absent or "kernel": `cap-conformance run`; "driver": `cap-conformance driver`. */
+  mode?: "kernel" | "driver";
+  /** Driver runs: how the driver under test was started. */
+  driver?: { command?: string; wait?: boolean };
   tool: { name: string; version: string };
   runId: string;
   startedAt: string;

@@ -32,6 +32,8 @@ export interface KernelOptions {
   db: string;
   leaseSeconds?: number;
   maxAttempts?: number;
+  /** `cap-kernel serve --profile` (default: the kernel's default, `cap`). */
+  profile?: string;
 }
 
 export interface RunningKernel {
@@ -44,6 +46,7 @@ export async function startKernel(o: KernelOptions): Promise<RunningKernel> {
   const args = ["serve", "--port", String(port), "--db", o.db, "--log-level", "warn"];
   if (o.leaseSeconds) args.push("--lease-seconds", String(o.leaseSeconds));
   if (o.maxAttempts) args.push("--max-attempts", String(o.maxAttempts));
+  if (o.profile) args.push("--profile", o.profile);
   const child: ChildProcess = spawn(process.execPath, [kernelBin, ...args], {
     stdio: ["ignore", "ignore", "pipe"],
   });

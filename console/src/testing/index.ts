@@ -12,5 +12,6 @@ export {
   startKernel,
   type TestKernel,
 } from "./kernel.js";
+export { clusterUnavailable, PgCluster } from "./pg-cluster.js";
 export { type Spawned, spawnProcess, waitFor } from "./process.js";
 export { type AnswerSeen, type InterposedProxy, interposeProxy } from "./proxy.js";

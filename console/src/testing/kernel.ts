@@ -60,6 +60,8 @@ export interface StartKernelOptions {
   human?: string;
   leaseSeconds?: number;
   maxAttempts?: number;
+  /** `cap-kernel serve --profile` (default: the kernel's, `cap`). */
+  profile?: string;
 }
 
 export async function startKernel(options: StartKernelOptions): Promise<TestKernel> {
@@ -71,6 +73,7 @@ export async function startKernel(options: StartKernelOptions): Promise<TestKern
   const timing = [
     ...(options.leaseSeconds ? ["--lease-seconds", String(options.leaseSeconds)] : []),
     ...(options.maxAttempts ? ["--max-attempts", String(options.maxAttempts)] : []),
+    ...(options.profile ? ["--profile", options.profile] : []),
   ];
   const provisionArgs = [bin, "provision", "--db", db, "--admin", human, "--pod", pod];
   for (const a of options.agents) provisionArgs.push("--agent", `${a}@${pod}`);

@@ -1,11 +1,12 @@
 /**
  * A CAP v1 echo driver on the SDK's runDriver: answers every human message and every @mention in the
  * same pod, threaded under it. runDriver does the rest — long-poll, ack after the reply, renew the lease
- * of a slow handler, skip unknown types, re-ack duplicates, back off on failures, stop on a revoked token.
+ * of a slow handler, skip unknown types, re-ack duplicates, back off on failures. A revoked or unknown
+ * token stops it at the first refusal, with a line on stderr (runDriver alone stops after three).
  *
  * Run: CAP_URL=http://127.0.0.1:7070 CAP_TOKEN=cm_agent_… node dist/echo.js
  */
-import { CapClient, runDriver } from "@commonly/cap-sdk";
+import { CapClient, CapHttpError, CapSdkError, runDriver } from "@commonly/cap-sdk";
 
 const client = new CapClient({
   baseUrl: process.env.CAP_URL ?? "http://127.0.0.1:7070",
@@ -16,6 +17,13 @@ const client = new CapClient({
 const stop = new AbortController();
 process.once("SIGINT", () => stop.abort());
 process.once("SIGTERM", () => stop.abort());
+
+/** A token the kernel will never accept again: waiting out three refusals only delays the bad news. */
+const deadToken = (error: unknown) =>
+  error instanceof CapHttpError &&
+  error.status === 401 &&
+  (error.code === "token_revoked" || error.code === "token_unknown");
+let refused: CapHttpError | undefined;
 
 const summary = await runDriver({
   client,
@@ -32,7 +40,25 @@ const summary = await runDriver({
   onAck: ({ event, result }) =>
     console.log(`${event.type} ${event.id} attempt ${event.attempts}: ${result.outcome}`),
   onError: ({ stage, error }) => console.error(`${stage} failed: ${(error as Error).message}`),
+  onPollError: ({ error, delayMs }) => {
+    if (deadToken(error)) {
+      refused = error as CapHttpError;
+      stop.abort();
+    } else console.error(`poll failed: ${(error as Error).message}; next poll in ${delayMs} ms`);
+  },
+}).catch((error: unknown) => {
+  if (error instanceof CapSdkError && error.code === "auth_stopped") {
+    console.error(`echo: ${error.message}`);
+    process.exit(1);
+  }
+  throw error;
 });
+if (refused) {
+  console.error(
+    `echo: the kernel refused the token (${refused.code}); stopping. Issue a new token and restart.`,
+  );
+  process.exit(1);
+}
 console.log(
   `stopped after ${summary.handled} events (${summary.skipped} skipped, ${summary.duplicates} duplicates)`,
 );

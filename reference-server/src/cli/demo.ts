@@ -67,7 +67,7 @@ function startDriverProcess(command: string, url: string, token: string, say: (l
 }
 
 export async function demoCommand(flags: ServeFlags & { driver?: string }): Promise<void> {
-  const { app, store, url } = await startServer({
+  const { app, store, url, settings } = await startServer({
     ...flags,
     db: flags.db ?? process.env.CAP_DB ?? DEMO_DB,
     logLevel: flags.logLevel ?? "warn",
@@ -82,7 +82,9 @@ export async function demoCommand(flags: ServeFlags & { driver?: string }): Prom
         name: "echo",
         log: (l) => say(`[driver] ${l}`),
       });
-  say(`cap-kernel demo is running at ${url}  (store ${store.kind}; Ctrl-C to stop)`);
+  say(
+    `cap-kernel demo is running at ${url}  (store ${store.kind}, profile ${settings.profile}; Ctrl-C to stop)`,
+  );
   say("");
   say(`  pod id         ${seed.podId}`);
   say(`  human token    ${seed.humanToken}`);

@@ -13,6 +13,7 @@ export async function startServer(flags: ServeFlags, extra?: { logger?: false })
   const app = await buildApp({
     store,
     config: { leaseSeconds: s.leaseSeconds, maxAttempts: s.maxAttempts },
+    profile: s.profile,
     logger: extra?.logger === false ? false : { level: s.logLevel },
   });
   // A larger accept backlog so thousands of drivers (re)connecting at once are not refused.
@@ -63,7 +64,7 @@ export async function serveCommand(flags: ServeFlags): Promise<void> {
       `cap-kernel: warning: open-file limit is ${files}, so at most about ${files - 64} drivers can hold a connection; raise it (ulimit -n, systemd LimitNOFILE)\n`,
     );
   process.stderr.write(
-    `cap-kernel: listening on ${url} (store ${store.kind}, lease ${settings.leaseSeconds}s, maxAttempts ${settings.maxAttempts})\n`,
+    `cap-kernel: listening on ${url} (store ${store.kind}, lease ${settings.leaseSeconds}s, maxAttempts ${settings.maxAttempts}, profile ${settings.profile})\n`,
   );
   await closeOnSignals(async () => {
     await app.close();

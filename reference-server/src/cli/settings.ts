@@ -1,3 +1,5 @@
+import { isProfileName, PROFILE_NAMES, type ProfileName } from "../profiles/names.js";
+
 /**
  * Settings for every CLI command: a flag wins over its CAP_* environment variable, which wins over the
  * default. Numbers are validated here so a typo fails at start, not at the first request.
@@ -12,6 +14,7 @@ export interface ServeFlags extends CommonFlags {
   port?: string;
   host?: string;
   logLevel?: string;
+  profile?: string;
 }
 
 export const DEFAULT_DB = "sqlite:.cap-kernel/kernel.db";
@@ -43,7 +46,15 @@ export function resolveServe(flags: ServeFlags) {
     port: int("--port", flags.port ?? env("CAP_PORT"), 7070, 0, 65_535),
     host: flags.host ?? env("CAP_HOST") ?? "127.0.0.1",
     logLevel: flags.logLevel ?? env("CAP_LOG_LEVEL") ?? "info",
+    profile: profile(flags.profile ?? env("CAP_PROFILE")),
   };
+}
+
+function profile(raw: string | undefined): ProfileName {
+  if (raw === undefined) return "cap";
+  if (!isProfileName(raw))
+    throw new Error(`--profile must be one of ${PROFILE_NAMES.join(", ")}, got "${raw}"`);
+  return raw;
 }
 
 /** A URL a client on this machine can use to reach a server bound to `host`. */

@@ -1,7 +1,8 @@
 /**
  * A minimal CAP driver for the demo: long-polls, answers every event that mentions it with "echo: …"
  * as a threaded reply (Idempotency-Key = event id, so a redelivery never posts twice), acks everything.
- * It talks to the kernel over HTTP like any external driver; stop() aborts the poll in flight.
+ * It talks to the kernel over HTTP like any external driver; stop() aborts the poll in flight. It knows
+ * the production profile's mention names too, so `demo --profile production` answers as well.
  */
 export interface EchoDriverOptions {
   baseUrl: string;
@@ -9,6 +10,8 @@ export interface EchoDriverOptions {
   name: string;
   log?: (line: string) => void;
 }
+
+const MENTION_TYPES = new Set(["mention.received", "chat.mention", "thread.mention"]);
 
 interface CapEvent {
   id: string;
@@ -24,7 +27,7 @@ export function startEchoDriver({ baseUrl, token, name, log = () => {} }: EchoDr
 
   async function handle(e: CapEvent) {
     const text = e.payload.content ?? "";
-    if (e.type === "mention.received" && e.payload.messageId) {
+    if (MENTION_TYPES.has(e.type) && e.payload.messageId) {
       const reply = text.replace(new RegExp(`@${name}\\b`, "gi"), "").trim() || "(nothing to echo)";
       const r = await fetch(`${api}/pods/${e.podId}/messages`, {
         method: "POST",

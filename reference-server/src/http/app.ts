@@ -11,6 +11,7 @@ import type { Clock } from "../clock.js";
 import type { KernelConfig } from "../config.js";
 import { fail } from "../errors/registry.js";
 import { createKernel, type Kernel } from "../kernel.js";
+import { type ProfileName, wireProfile } from "../profiles/index.js";
 import type { Store } from "../store/contract.js";
 import { installJsonOnly } from "./content-type.js";
 import { installErrorHandling } from "./errors.js";
@@ -27,6 +28,8 @@ export interface BuildAppOptions {
   store: Store;
   config?: Partial<KernelConfig>;
   clock?: Clock;
+  /** The wire dialect of the CAP routes (src/profiles): `cap` (default, CAP v1 exactly) or `production`. */
+  profile?: ProfileName;
   /** false: no logs. Default: info-level JSON lines on stdout. */
   logger?: false | LoggerOptions | Logger;
 }
@@ -99,7 +102,7 @@ export async function buildApp(options: BuildAppOptions): Promise<KernelApp> {
   });
   app.addHook("onClose", async () => kernel.tokens.cache.close());
 
-  const deps = { kernel, validators };
+  const deps = { kernel, validators, profile: wireProfile(options.profile) };
   await app.register(opsRoutes, { ...deps, metrics, isClosing: () => closing });
   await app.register(capRoutes, { ...deps, prefix: CAP_BASE });
   await app.register(adminRoutes, { ...deps, prefix: "/api" });

@@ -2,6 +2,7 @@
  * Shared HTTP-layer types: the request decorations set by the auth hooks, and the route plugin options.
  */
 import type { Kernel } from "../kernel.js";
+import type { WireProfile } from "../profiles/index.js";
 import type { AgentCaller, UserCaller } from "../services/deps.js";
 import type { Validators } from "./validation.js";
 
@@ -15,4 +16,6 @@ declare module "fastify" {
 export interface RouteDeps {
   kernel: Kernel;
   validators: Validators;
+  /** The wire dialect of this kernel process (src/profiles). */
+  profile: WireProfile;
 }

@@ -1,12 +1,13 @@
 /**
  * `cap-kernel demo`, the README quickstart's main job, as a real process: it prints the URLs and tokens,
  * an echo driver answers a human's @mention through CAP, and `--driver` runs an external driver process
- * with CAP_URL and CAP_TOKEN.
+ * with CAP_URL and CAP_TOKEN. `--profile production` answers an @mention through a deployed-style driver.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { BIN } from "../helpers/process.js";
 
@@ -83,5 +84,59 @@ describe("cap-kernel demo", () => {
     const url = /running at (http:\/\/\S+)/.exec(out)![1]!;
     expect(out).toContain(`[driver] driver sees ${url} cm_agent_`);
     expect(out).toMatch(/answered by the driver process/);
+  });
+
+  it("with --profile production, answers an @mention through the deployed Python SDK as its --driver", async () => {
+    const sdk = join(
+      dirname(fileURLToPath(import.meta.url)),
+      "..",
+      "profiles",
+      "deployed",
+      "commonly_sdk_driver.py",
+    );
+    const demo = startDemo(["--profile", "production", "--driver", `python3 -u "${sdk}"`]);
+    const out = await until("the banner", () =>
+      /dev console/.test(demo.output()) ? demo.output() : undefined,
+    );
+    expect(out).toMatch(/profile production/);
+    const url = /running at (http:\/\/\S+)/.exec(out)![1]!;
+    const human = /human token\s+(cm_user_[0-9a-f]{64})/.exec(out)![1]!;
+    const podId = /pod id\s+(\S+)/.exec(out)![1]!;
+    const auth = { authorization: `Bearer ${human}`, "content-type": "application/json" };
+    await fetch(`${url}/api/pods/${podId}/messages`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({ content: "ping @echo, deployed" }),
+    });
+    const reply = await until("the deployed driver's reply", async () => {
+      const r = await fetch(`${url}/api/pods/${podId}/messages?limit=20`, { headers: auth });
+      const { messages } = (await r.json()) as {
+        messages: Array<{ content: string; author: { name: string } }>;
+      };
+      return messages.find((m) => m.content === "(py) received: ping @echo, deployed");
+    });
+    expect(reply.author.name).toBe("echo");
+    expect(demo.output()).toContain('"type": "chat.mention"');
+  });
+
+  it("with --profile production, its built-in echo driver still answers an @mention", async () => {
+    const demo = startDemo(["--profile", "production"]);
+    const out = await until("the banner", () =>
+      /dev console/.test(demo.output()) ? demo.output() : undefined,
+    );
+    const url = /running at (http:\/\/\S+)/.exec(out)![1]!;
+    const human = /human token\s+(cm_user_[0-9a-f]{64})/.exec(out)![1]!;
+    const podId = /pod id\s+(\S+)/.exec(out)![1]!;
+    const auth = { authorization: `Bearer ${human}`, "content-type": "application/json" };
+    const info = await fetch(`${url}/readyz`).then((r) => r.json());
+    expect(info).toMatchObject({ ok: true, profile: "production" });
+    const reply = await until("the echo of the demo's welcome", async () => {
+      const r = await fetch(`${url}/api/pods/${podId}/messages?limit=20`, { headers: auth });
+      const { messages } = (await r.json()) as {
+        messages: Array<{ content: string; author: { name: string } }>;
+      };
+      return messages.find((m) => m.author.name === "echo" && /welcome/.test(m.content));
+    });
+    expect(reply.content).toBe("echo: welcome to the demo pod!");
   });
 });

@@ -23,6 +23,7 @@ export interface WorldOptions {
   clock?: Clock;
   store?: Store;
   logger?: Parameters<typeof buildApp>[0]["logger"];
+  profile?: Parameters<typeof buildApp>[0]["profile"];
 }
 
 export async function makeWorld(opts: WorldOptions = {}) {
@@ -32,6 +33,7 @@ export async function makeWorld(opts: WorldOptions = {}) {
     logger: opts.logger ?? false,
     ...(opts.config ? { config: opts.config } : {}),
     ...(opts.clock ? { clock: opts.clock } : {}),
+    ...(opts.profile ? { profile: opts.profile } : {}),
   });
   const k = app.kernel;
   const { user: admin, token: adminToken } = await k.users.createUser({ name: "lily", isAdmin: true });

@@ -14,7 +14,7 @@ describe("ops routes", () => {
   it("answers /healthz and /readyz while the store answers", async () => {
     w = await makeWorld();
     expect((await w.req({ url: "/healthz" })).json()).toEqual({ ok: true });
-    expect((await w.req({ url: "/readyz" })).json()).toEqual({ ok: true, store: "sqlite" });
+    expect((await w.req({ url: "/readyz" })).json()).toEqual({ ok: true, store: "sqlite", profile: "cap" });
   });
 
   it("answers /readyz 503 store_unavailable when the store cannot be reached", async () => {

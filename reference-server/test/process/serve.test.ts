@@ -31,7 +31,11 @@ describe("cap-kernel serve", () => {
     try {
       const info = await api(`${k.url}/api/agents/runtime/info`, fixture.agents[0].token);
       expect(info.json).toMatchObject({ leaseSeconds: 9, maxAttempts: 4 });
-      expect((await api(`${k.url}/readyz`, null)).json).toEqual({ ok: true, store: "sqlite" });
+      expect((await api(`${k.url}/readyz`, null)).json).toEqual({
+        ok: true,
+        store: "sqlite",
+        profile: "cap",
+      });
       const waiting = api(`${k.url}/api/agents/runtime/events?waitSeconds=25`, fixture.agents[1].token);
       for (let i = 0; i < 200; i++) {
         const m = await fetch(`${k.url}/metrics`).then((r) => r.text());

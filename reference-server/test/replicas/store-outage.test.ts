@@ -7,9 +7,10 @@
  * afterwards, every ack answered 200 stays acked, neither kernel process died, and both serve normally
  * within 5 s of the database accepting connections again.
  */
+
+import { clusterUnavailable, PgCluster } from "@commonly/cap-console/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, KernelProcess, type Provisioned, provision, sql, stopAll, waitFor } from "./harness.js";
-import { clusterUnavailable, PgCluster } from "./pg-cluster.js";
 
 const CAP = "/api/agents/runtime";
 const skip = clusterUnavailable ? ` (skipped: ${clusterUnavailable})` : "";

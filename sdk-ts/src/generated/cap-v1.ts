@@ -617,6 +617,12 @@ export interface components {
              * @description Largest `waitSeconds` accepted by `GET /events` (0 when long-poll is not supported).
              */
             maxWaitSeconds: number;
+            /**
+             * @description The compatibility profile the kernel runs, when it is not plain CAP v1: `production` means its CAP
+             *     routes speak the production kernel's dialect (event names such as `chat.mention` and `heartbeat`,
+             *     `{success: true}` answers) for drivers written against it. Absent: CAP v1 exactly.
+             */
+            profile?: string;
             /** @enum {string} */
             protocol: "cap";
             /** @enum {string} */

@@ -92,7 +92,12 @@ export class Poller {
       }
       this.#pollFailures++;
       const base = Math.min(this.#o.interval * 2 ** (this.#pollFailures - 1), CIRCUIT_CEILING_MS);
-      const delayMs = Math.round(base * (1 + this.#o.jitter));
+      // Never sooner than the kernel asked (CAP-DRV-12): a Retry-After longer than the backoff wins.
+      const retryAfterMs =
+        error instanceof CapHttpError && error.retryAfterSeconds !== undefined
+          ? error.retryAfterSeconds * 1000
+          : 0;
+      const delayMs = Math.max(Math.round(base * (1 + this.#o.jitter)), retryAfterMs);
       this.#o.onPollError({
         error,
         consecutive: auth ? this.#authFailures : this.#pollFailures,

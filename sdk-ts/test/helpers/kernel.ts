@@ -50,6 +50,8 @@ export interface KernelOptions {
   agents?: string[];
   /** Agents woken by every human message (`message.posted`); the others only by mentions (default: all). */
   listeners?: string[];
+  /** `cap-kernel serve --profile` (default: `cap`). */
+  profile?: string;
 }
 
 export class TestKernel {
@@ -97,6 +99,7 @@ export class TestKernel {
     const args = ["serve", "--db", this.db, "--port", String(this.port), "--log-level", "warn"];
     if (this.options.leaseSeconds) args.push("--lease-seconds", String(this.options.leaseSeconds));
     if (this.options.maxAttempts) args.push("--max-attempts", String(this.options.maxAttempts));
+    if (this.options.profile) args.push("--profile", this.options.profile);
     const child = spawn(process.execPath, [KERNEL_BIN, ...args], { stdio: ["ignore", "ignore", "pipe"] });
     this.#child = child;
     child.stderr!.on("data", (chunk) => {

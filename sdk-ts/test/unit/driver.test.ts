@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { DriverOptions } from "../../src/driver-types.js";
-import { CapSdkError } from "../../src/errors.js";
+import { CapHttpError, CapSdkError } from "../../src/errors.js";
 import { MemoryHandledStore } from "../../src/handled-store.js";
 import { waitUntil } from "../helpers/deadline.js";
 import { j, setup, time } from "../helpers/driver-setup.js";
@@ -225,6 +225,24 @@ describe("runDriver", () => {
     await waitUntil(() => t.kernel.pollErrors.length === 0 && t.kernel.polls.length > 7, "polls go on");
     expect(delays).toEqual([j(1000), j(2000), j(4000), j(8000), j(16000), j(32000)]);
     expect(await t.finish()).toMatchObject({ failures: 0 });
+  });
+
+  it("never polls again sooner than a 429 or 503's Retry-After (CAP-DRV-12)", async () => {
+    const t = setup();
+    const slowDown = (status: number, seconds: number) =>
+      new CapHttpError({
+        status,
+        code: "rate_limited",
+        message: "wait",
+        operation: "TEST",
+        retryAfterSeconds: seconds,
+      });
+    t.kernel.pollErrors.push(slowDown(429, 7), slowDown(503, 1));
+    const delays: number[] = [];
+    t.start({ onPollError: (p) => delays.push(p.delayMs) });
+    await waitUntil(() => delays.length === 2, "two poll failures");
+    expect(delays).toEqual([7000, j(2000)]);
+    await t.finish();
   });
 
   it("caps poll backoff at 15 minutes", async () => {

@@ -6,13 +6,12 @@
 import type { FastifyInstance } from "fastify";
 import { iso } from "../../clock.js";
 import type { BatchAckItem, ReleaseBody } from "../../services/deliveries.js";
-import { wireEvent } from "../../services/events.js";
 import { checks } from "../request-checks.js";
 import type { RouteDeps } from "../types.js";
 
 const BASE = "/api/agents/runtime";
 
-export async function capEventRoutes(app: FastifyInstance, { kernel, validators }: RouteDeps) {
+export async function capEventRoutes(app: FastifyInstance, { kernel, validators, profile }: RouteDeps) {
   app.get(
     "/events",
     { preValidation: checks({ query: validators.query("cap", "get", `${BASE}/events`) }) },
@@ -37,7 +36,7 @@ export async function capEventRoutes(app: FastifyInstance, { kernel, validators 
           ...(pollId !== undefined ? { pollId } : {}),
           signal: gone.signal,
         });
-        return { events: events.map(wireEvent) };
+        return { events: events.map(profile.event) };
       } finally {
         reply.raw.off("close", onClose);
       }
@@ -50,7 +49,7 @@ export async function capEventRoutes(app: FastifyInstance, { kernel, validators 
     async (req) => {
       const { id } = req.params as { id: string };
       await kernel.events.ack(req.agent!, id, (req.body as { result?: unknown }).result);
-      return { ok: true };
+      return profile.ackAnswer();
     },
   );
 

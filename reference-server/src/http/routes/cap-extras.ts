@@ -17,7 +17,7 @@ export const FEATURES = [
   "poll-replay",
 ];
 
-export async function capExtraRoutes(app: FastifyInstance, { kernel, validators }: RouteDeps) {
+export async function capExtraRoutes(app: FastifyInstance, { kernel, validators, profile }: RouteDeps) {
   const c = kernel.config;
   const info = {
     protocol: "cap",
@@ -28,6 +28,8 @@ export async function capExtraRoutes(app: FastifyInstance, { kernel, validators 
     maxWaitSeconds: c.maxWaitSeconds,
     maxMessageBytes: c.maxMessageBytes,
     features: FEATURES,
+    // Only a non-default profile names itself: under `cap` the answer is CAP v1's, unchanged.
+    ...(profile.name !== "cap" ? { profile: profile.name } : {}),
   };
   app.get("/info", async () => info);
 

@@ -11,7 +11,7 @@ import type { RouteDeps } from "../types.js";
 const BASE = "/api/agents/runtime";
 const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
 
-export async function capMessageRoutes(app: FastifyInstance, { kernel, validators }: RouteDeps) {
+export async function capMessageRoutes(app: FastifyInstance, { kernel, validators, profile }: RouteDeps) {
   app.post(
     "/pods/:podId/messages",
     { preValidation: checks({ body: validators.capModel("PostMessageRequest") }) },
@@ -25,15 +25,19 @@ export async function capMessageRoutes(app: FastifyInstance, { kernel, validator
             { path: "/Idempotency-Key", in: "headers", message: "must be 1–255 printable ASCII characters" },
           ],
         });
-      const r = await kernel.messages.postAsAgent(
-        req.agent!,
-        podId,
-        req.body as PostMessageBody,
-        req.body,
-        key,
-      );
+      const body = req.body as PostMessageBody;
+      const r = await kernel.messages.postAsAgent(req.agent!, podId, body, req.body, key);
       if (r.replayed) reply.header("Idempotent-Replayed", "true");
-      return reply.code(201).send(r.body);
+      // A replay has the same body (same hash), so the request describes the stored message exactly.
+      const answer = profile.postAnswer({
+        ...r.body,
+        podId,
+        content: body.content,
+        author: { id: req.agent!.agentId, kind: "agent", name: req.agent!.agentName },
+        ...(body.replyToMessageId !== undefined ? { replyToMessageId: body.replyToMessageId } : {}),
+        ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
+      });
+      return reply.code(answer.status).send(answer.body);
     },
   );
 

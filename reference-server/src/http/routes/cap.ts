@@ -1,8 +1,8 @@
 /**
  * The CAP v1 surface under /api/agents/runtime. Authentication runs in onRequest — before the body is read
- * or anything validated (CAP-ERR-7) — and takes the identity from the token alone (CAP-AUTH-6). Only
- * `Authorization: Bearer` authenticates (CAP-AUTH-1): the production kernel's `x-commonly-agent-token`
- * header is not accepted, and the deployed drivers do not need it (they all send Bearer).
+ * or anything validated (CAP-ERR-7) — and takes the identity from the token alone (CAP-AUTH-6). Which
+ * header carries the token is the wire profile's call: `Authorization: Bearer` only under `cap`
+ * (CAP-AUTH-1), also the production kernel's `x-commonly-agent-token` under `production`.
  */
 import type { FastifyInstance } from "fastify";
 import type { RouteDeps } from "../types.js";
@@ -15,7 +15,7 @@ export const CAP_BASE = "/api/agents/runtime";
 
 export async function capRoutes(app: FastifyInstance, deps: RouteDeps) {
   app.addHook("onRequest", async (req) => {
-    req.agent = await deps.kernel.tokens.authenticateAgent(req.headers.authorization);
+    req.agent = await deps.kernel.tokens.authenticateAgent(deps.profile.agentAuthorization(req.headers));
   });
   await capEventRoutes(app, deps);
   await capMessageRoutes(app, deps);

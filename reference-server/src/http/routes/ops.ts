@@ -1,6 +1,7 @@
 /**
  * Operations routes, unauthenticated: /healthz (the process is up), /readyz (the store answers a query;
- * 503 store_unavailable otherwise, 503 unavailable while shutting down), /metrics (Prometheus text format).
+ * 503 store_unavailable otherwise, 503 unavailable while shutting down; it names the store and the wire
+ * profile), /metrics (Prometheus text format).
  */
 import type { FastifyInstance } from "fastify";
 import { fail, KernelError } from "../../errors/registry.js";
@@ -19,7 +20,7 @@ export async function opsRoutes(
     } catch {
       throw new KernelError("store_unavailable", undefined, undefined, { "Retry-After": "1" });
     }
-    return { ok: true, store: deps.kernel.store.kind };
+    return { ok: true, store: deps.kernel.store.kind, profile: deps.profile.name };
   });
   app.get("/metrics", async (_req, reply) => {
     reply.type(deps.metrics.registry.contentType);

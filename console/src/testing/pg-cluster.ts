@@ -1,7 +1,6 @@
 /**
- * (Same helper as reference-server/test/replicas/pg-cluster.ts; test helpers are not shared across packages.)
- * A throwaway PostgreSQL cluster of this test's own, which it may stop and start (never the shared one):
- * `pg_createcluster` on a free port, as root on Debian (CI). Elsewhere `unavailableReason` says why not.
+ * A throwaway PostgreSQL cluster of a test's own, which it may stop and start (never the shared one) — the
+ * kernel's and the CLI's store-outage tests restart it under load: `pg_createcluster` on a free port, as root on Debian (CI). Elsewhere `unavailableReason` says why not.
  * Must never: touch a cluster it did not create, or leave one behind (`drop()` in afterAll).
  */
 import { execFileSync, spawnSync } from "node:child_process";

@@ -1,0 +1,21 @@
+/** Every driver check, in the order `cap-conformance driver` runs them. */
+import type { DriverCheck } from "../check.js";
+import { authChecks } from "./auth.js";
+import { backoffChecks } from "./backoff.js";
+import { burstChecks } from "./burst.js";
+import { handlingChecks } from "./handling.js";
+import { pollingChecks } from "./polling.js";
+import { redeliveryChecks } from "./redelivery.js";
+import { requestChecks } from "./requests.js";
+import { unknownChecks } from "./unknown.js";
+
+export const driverChecks: readonly DriverCheck[] = [
+  ...handlingChecks,
+  ...redeliveryChecks,
+  ...unknownChecks,
+  ...backoffChecks,
+  ...pollingChecks,
+  ...burstChecks,
+  ...authChecks,
+  ...requestChecks,
+];

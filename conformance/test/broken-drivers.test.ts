@@ -1,0 +1,108 @@
+/**
+ * The driver suite proves its strength both ways. The control driver (test/broken-drivers/driver.mjs)
+ * passes every MUST; each broken driver — the same driver with one behaviour broken — makes the suite
+ * exit 1 naming the requirement that behaviour violates. Runs go through the CLI in-process, the driver
+ * as a real child process against the real reference kernel behind the fault layer.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import Ajv2020 from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import { describe, expect, it } from "vitest";
+import type { RunReport } from "../src/runner/results.js";
+import { readReport, scratch } from "./support/driver.js";
+import { runCli } from "./support/run-cli.js";
+
+const dir = join(import.meta.dirname, "broken-drivers");
+const node = (file: string) => `"${process.execPath}" "${join(dir, file)}"`;
+
+const schema = JSON.parse(
+  readFileSync(join(import.meta.dirname, "..", "schema", "report-v1.schema.json"), "utf8"),
+);
+const ajv = new Ajv2020.default({ allErrors: true, strict: false });
+addFormats.default(ajv);
+const validateReport = ajv.compile(schema);
+
+const failedIds = (r: RunReport) => [
+  ...new Set(
+    r.checks.flatMap((c) => c.failures.filter((f) => f.severity === "fail").map((f) => f.requirement)),
+  ),
+];
+
+// driver script, the scenario that catches it, the id it must name
+const broken: [string, string, string][] = [
+  ["never-acks.mjs", "driver.handling.*", "CAP-DRV-8"],
+  ["wrong-pod.mjs", "driver.handling.*", "CAP-DRV-9"],
+  ["posts-twice.mjs", "driver.idempotency.lost-ack", "CAP-DRV-1"],
+  ["crashes-on-unknown.mjs", "driver.unknown.*", "CAP-DRV-2"],
+  ["hammers-during-503.mjs", "driver.backoff.outage", "CAP-DRV-11"],
+  ["ignores-retry-after.mjs", "driver.backoff.outage", "CAP-DRV-12"],
+  ["polls-revoked-forever.mjs", "driver.auth.revoked-stops", "CAP-DRV-10"],
+  ["tight-loops.mjs", "driver.polling.idle", "CAP-DRV-14"],
+];
+
+describe("cap-conformance driver against broken drivers", () => {
+  it.each(broken)("%s fails %s naming %s", async (file, only, id) => {
+    const json = join(scratch(), "report.json");
+    const r = await runCli(["driver", "--command", node(file), "--only", only, "--report", `json=${json}`]);
+    expect(r.code, r.stdout).toBe(1);
+    expect(r.stdout).toContain(id);
+    expect(failedIds(readReport(json))).toContain(id);
+  });
+
+  it("passes the control driver on every MUST, and its wire log, reports and support table agree", async () => {
+    const out = scratch();
+    const r = await runCli([
+      "driver",
+      "--command",
+      node("driver.mjs"),
+      ...["json", "junit", "markdown", "html"].map((f) => `--report=${f}=${join(out, `report.${f}`)}`),
+    ]);
+    expect(r.code, r.stdout).toBe(0);
+    const report = readReport(join(out, "report.json"));
+    expect(validateReport(report), JSON.stringify(validateReport.errors)).toBe(true);
+    expect(report.mode).toBe("driver");
+    expect(report.checks.filter((c) => c.status === "failed")).toEqual([]);
+    expect(report.checks.filter((c) => c.status === "incomplete")).toEqual([]);
+    // The control renews, releases and replays nothing: the SHOULDs it does not meet are reported, not hidden.
+    expect(report.requirements.filter((q) => q.status === "warned").map((q) => q.id)).toEqual([
+      "CAP-REL-11",
+      "CAP-REPLAY-7",
+      "CAP-DRV-5",
+    ]);
+    expect(report.requirements.every((q) => q.id.startsWith("CAP-"))).toBe(true);
+    expect(r.stdout).toMatch(/13 checks: 10 passed, 0 failed, 3 warnings/);
+    const md = readFileSync(join(out, "report.markdown"), "utf8");
+    expect(md).toContain("# CAP v1 driver conformance: conformant");
+    expect(md).toMatch(/\| CAP-DRV-10 \| MUST \| +\| ✅ passed \| `driver.auth.revoked-stops` \|/);
+    expect(md).toMatch(/Testable driver MUSTs covered by a check: (\d+) \/ \1\./);
+    expect(readFileSync(join(out, "report.junit"), "utf8")).toContain('name="driver.auth.revoked-stops: ');
+    expect(readFileSync(join(out, "report.html"), "utf8")).toContain("CAP-DRV-5");
+  });
+
+  it("puts the wire exchanges of a failure in every report", async () => {
+    const out = scratch();
+    const r = await runCli([
+      "driver",
+      "--command",
+      node("hammers-during-503.mjs"),
+      "--only",
+      "driver.backoff.outage",
+      "--report",
+      `json=${join(out, "r.json")}`,
+      "--report",
+      `markdown=${join(out, "r.md")}`,
+    ]);
+    expect(r.code).toBe(1);
+    const failure = readReport(join(out, "r.json"))
+      .checks.flatMap((c) => c.failures)
+      .find((f) => f.requirement === "CAP-DRV-11");
+    expect(failure?.wire?.length).toBeGreaterThan(5);
+    expect(failure?.wire?.every((x) => x.status === 503 || x.status === 429)).toBe(true);
+    expect(r.stdout).toMatch(
+      /GET \/api\/agents\/runtime\/events\?\S* → 503 Retry-After: 2 .*\[fault layer: answered 503/,
+    );
+    expect(readFileSync(join(out, "r.md"), "utf8")).toContain("[fault layer: answered 429 Retry-After: 2]");
+    expect(JSON.stringify(readReport(join(out, "r.json")))).not.toMatch(/cm_agent_[0-9a-f]{64}/);
+  });
+});

@@ -1,0 +1,57 @@
+/**
+ * Every driver this repository ships passes `cap-conformance driver` on 100 % of the MUSTs: the SDK's echo
+ * example (runDriver), `commonly agent run` with the stub and the cmd adapters, examples/python and
+ * examples/bash-curl — each started by the suite exactly as its README says. A SHOULD a driver does not
+ * meet is asserted as a warning here, so it stays visible instead of hidden.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { readReport, scratch } from "./support/driver.js";
+import { runCli } from "./support/run-cli.js";
+
+const root = join(import.meta.dirname, "..", "..");
+const nodeBin = `"${process.execPath}"`;
+const cli = (adapter: string) => {
+  const home = mkdtempSync(join(tmpdir(), "cap-conformance-cli-home-"));
+  const cmd = adapter === "cmd" ? "COMMONLY_ADAPTER=cmd COMMONLY_CMD=cat " : "";
+  return `COMMONLY_HOME=${home} ${cmd}${nodeBin} ${join(root, "cli", "dist", "bin.js")} agent run conformance-${adapter}`;
+};
+
+// runDriver sends a pollId, renews every event it holds and releases what it cannot finish: no warning.
+// The cmd adapter spawns a process per turn; on a loaded machine the rest of a batch can outlast a
+// one-second lease between two renewals (CAP-REL-12).
+const sdk: string[] = [];
+const spawning = ["CAP-REL-12"];
+// A serial stdlib or shell driver renews nothing (CAP-DRV-5; CAP-REL-12 when a batch outlasts a lease on
+// a loaded machine), releases nothing when stopped (CAP-REL-11) and sends no pollId (CAP-REPLAY-7).
+const plain = ["CAP-REL-11", "CAP-REL-12", "CAP-REPLAY-7", "CAP-DRV-5"];
+// name, command, the SHOULDs it may warn about (and nothing else)
+const drivers: [string, string, string[]][] = [
+  ["examples/echo-ts (runDriver)", `${nodeBin} ${join(root, "examples", "echo-ts", "dist", "echo.js")}`, sdk],
+  ["commonly agent run, stub adapter", cli("stub"), sdk],
+  ["commonly agent run, cmd adapter (cat)", cli("cmd"), spawning],
+  ["examples/python", `python3 ${join(root, "examples", "python", "echo_driver.py")}`, plain],
+  ["examples/bash-curl", `bash ${join(root, "examples", "bash-curl", "echo.sh")}`, plain],
+];
+
+async function expectConformant(command: string, shoulds: string[]) {
+  const json = join(scratch(), "report.json");
+  const r = await runCli(["driver", "--command", command, "--report", `json=${json}`]);
+  expect(r.code, r.stdout).toBe(0);
+  const report = readReport(json);
+  const musts = report.requirements.filter((q) => q.level === "MUST" && q.status !== "not-testable");
+  expect(musts.filter((q) => q.status !== "passed").map((q) => `${q.id} ${q.status}`)).toEqual([]);
+  const warned = report.requirements.filter((q) => q.status === "warned").map((q) => q.id);
+  expect(warned.filter((id) => !shoulds.includes(id))).toEqual([]);
+  expect(report.requirements.filter((q) => q.level === "SHOULD" && q.status === "failed")).toEqual([]);
+}
+
+// Two runs at a time (vitest maxConcurrency): a run mostly waits out backoffs and leases. Load only makes a
+// driver slower, which the deadlines allow for; it cannot make a driver poll sooner or post twice.
+describe.concurrent("cap-conformance driver against the shipped drivers", () => {
+  it.each(drivers)("%s passes every MUST", async (_name, command, shoulds) => {
+    await expectConformant(command, shoulds);
+  });
+});

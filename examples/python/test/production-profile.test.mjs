@@ -1,0 +1,64 @@
+/**
+ * The same example against `cap-kernel serve --profile production` (the production kernel's dialect): an
+ * @mention arrives as chat.mention and is echoed, threaded under it, although posts answer 200 {success,
+ * message}; a heartbeat arrives as heartbeat and is acked as skipped.
+ */
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { spawnProcess, startKernel, waitFor } from "@commonly/cap-console/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const script = join(dirname(fileURLToPath(import.meta.url)), "..", "echo_driver.py");
+let kernel;
+let driver;
+
+const eventsOf = async (name) =>
+  (await kernel.admin.get(`/api/admin/pods/${kernel.podId}/queue`)).agents.find((a) => a.agentName === name)
+    ?.events ?? [];
+
+beforeAll(async () => {
+  kernel = await startKernel({ agents: ["echo-py"], profile: "production" });
+  driver = spawnProcess("python3", ["-u", script], {
+    env: { ...process.env, CAP_URL: kernel.url, CAP_TOKEN: kernel.agents["echo-py"].token },
+    name: "examples/python (production profile)",
+  });
+});
+
+afterAll(async () => {
+  await driver?.stop();
+  await kernel?.stop();
+});
+
+describe("examples/python against cap-kernel --profile production", () => {
+  it("echoes an @mention delivered as chat.mention, threaded under it, and acks it once", async () => {
+    const posted = await kernel.admin.post(`/api/pods/${kernel.podId}/messages`, {
+      content: "@echo-py hello",
+    });
+    const reply = await waitFor("the echo", async () => {
+      const { messages } = await kernel.admin.get(`/api/pods/${kernel.podId}/messages?limit=50`);
+      return messages.find((m) => m.content === "echo: @echo-py hello");
+    });
+    expect(reply.author).toMatchObject({ kind: "agent", name: "echo-py" });
+    expect(reply.replyToMessageId).toBe(posted.id);
+    const ev = await waitFor("the mention acked", async () =>
+      (await eventsOf("echo-py")).find((e) => e.type === "mention.received" && e.state === "acked"),
+    );
+    expect(ev.attempts).toBe(1);
+    await waitFor("the driver's log line", () => driver.output().includes(`chat.mention ${ev.id}`));
+    expect(driver.output()).toContain(`chat.mention ${ev.id} attempt 1: posted`);
+  });
+
+  it("acks a heartbeat, delivered as heartbeat, as skipped", async () => {
+    const injected = await kernel.admin.post("/api/admin/events", {
+      podId: kernel.podId,
+      agentName: "echo-py",
+      type: "heartbeat.tick",
+      payload: { tickAt: new Date().toISOString() },
+    });
+    await waitFor("the heartbeat acked", async () =>
+      (await eventsOf("echo-py")).find((e) => e.id === injected.id && e.state === "acked"),
+    );
+    await waitFor("the driver's log line", () => driver.output().includes(`heartbeat ${injected.id}`));
+    expect(driver.output()).toContain(`heartbeat ${injected.id} attempt 1: skipped`);
+  });
+});

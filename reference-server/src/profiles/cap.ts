@@ -1,0 +1,14 @@
+/**
+ * The default profile: CAP v1 exactly (docs/CAP.md). Bearer only (CAP-AUTH-1), the documented event
+ * types, `200 {ok: true}` acks (CAP-ACK-1) and `201 {id, createdAt}` posts (CAP-MSG-1).
+ */
+import { wireEvent } from "../services/events.js";
+import type { WireProfile } from "./index.js";
+
+export const capProfile: WireProfile = {
+  name: "cap",
+  agentAuthorization: (headers) => headers.authorization,
+  event: wireEvent,
+  ackAnswer: () => ({ ok: true }),
+  postAnswer: (m) => ({ status: 201, body: { id: m.id, createdAt: m.createdAt } }),
+};

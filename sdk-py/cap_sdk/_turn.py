@@ -1,0 +1,130 @@
+"""One handler turn: the handler's context (its cancel signal, `ctx.reply` with a per-event idempotency
+key) and a worker thread that runs the handler while the driver's thread waits for it to finish, for its
+lease to be lost, or for the shutdown grace to end. The handler runs in its own thread so the driver can
+give a turn up (lease lost, grace over) without killing anything: the handler sees `ctx.cancelled` set
+and its replies fail with `aborted`. It never acks and never raises.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any, Callable, Dict, Optional
+from urllib.parse import quote
+
+from ._fingerprint import fnv1a
+from .errors import CapHttpError, CapSdkError
+from .stop import StopSignal
+
+
+def reply_key(event_id: str, n: int) -> str:
+    """The `Idempotency-Key` of the n-th reply to an event: the same on every delivery of it, and the same
+    as the TypeScript SDK's, so a redelivery handled by either SDK does not post twice."""
+    encoded = quote(event_id, safe="-_.!~*'()")[:200]
+    return f"cap-sdk-reply:{fnv1a(event_id):x}:{n}:{encoded}"
+
+
+class HandlerContext:
+    """What a handler gets besides the event.
+
+    `client` is the driver's `CapClient`; `cancelled` a `StopSignal` set when the lease is lost (reason:
+    `CapSdkError` `lease_lost`) or the shutdown grace ran out: a long handler should check it and return.
+    """
+
+    def __init__(self, event: Dict[str, Any], client: Any, cancelled: StopSignal, on_posted: Callable[[str], None]) -> None:
+        self.event = event
+        self.client = client
+        self.cancelled = cancelled
+        self._on_posted = on_posted
+        self._replies = 0
+        self._lock = threading.Lock()
+
+    def reply(
+        self,
+        content: str,
+        reply_to_message_id: Optional[str] = "",
+        metadata: Optional[Dict[str, Any]] = None,
+    ) -> Dict[str, Any]:
+        """Post into the event's pod, threaded under `payload.messageId` when there is one (pass
+        `reply_to_message_id=None` not to thread). The `Idempotency-Key` derives from the event id and the
+        reply's index, so a redelivered event re-posting the same reply does not post twice."""
+        payload = self.event.get("payload") or {}
+        if reply_to_message_id == "":
+            reply_to_message_id = payload.get("messageId") if isinstance(payload.get("messageId"), str) else None
+        with self._lock:
+            n = self._replies
+            self._replies += 1
+        try:
+            posted = self.client.post_message(
+                self.event["podId"],
+                content,
+                reply_to_message_id=reply_to_message_id,
+                metadata=metadata,
+                idempotency_key=reply_key(self.event["id"], n),
+                cancel=self.cancelled,
+            )
+        except CapHttpError as err:
+            # A redelivered handler that words its reply differently: the reply was posted before.
+            if err.code == "idempotency_key_reused":
+                message_id = (err.details or {}).get("messageId")
+                message_id = message_id if isinstance(message_id, str) else ""
+                self._on_posted(message_id)
+                return {"id": message_id, "createdAt": "", "replayed": True}
+            raise
+        self._on_posted(posted["id"])
+        return posted
+
+
+class TurnOutcome:
+    def __init__(self, kind: str, value: Any = None, error: Optional[BaseException] = None) -> None:
+        self.kind = kind  # "done" | "failed" | "released"
+        self.value = value
+        self.error = error
+
+
+def run_turn(
+    event: Dict[str, Any],
+    handler: Callable[..., Any],
+    context: HandlerContext,
+    stop: StopSignal,
+    shutdown_timeout: float,
+) -> TurnOutcome:
+    abort = context.cancelled
+    wake = threading.Event()
+    box: Dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = handler(event, context)
+        except BaseException as err:  # noqa: BLE001 - a handler's failure is data for the circuit
+            box["error"] = err
+        finally:
+            wake.set()
+
+    remove_abort = abort.on_set(wake.set)
+    remove_stop = stop.on_set(wake.set)
+    worker = threading.Thread(target=target, name=f"cap-handler-{event['id']}", daemon=True)
+    worker.start()
+    grace_end: Optional[float] = None
+    try:
+        while True:
+            if "value" in box or "error" in box:
+                break
+            if abort.is_set():
+                return TurnOutcome("released")
+            if stop.is_set() and grace_end is None:
+                grace_end = time.monotonic() + shutdown_timeout
+            if grace_end is not None:
+                left = grace_end - time.monotonic()
+                if left <= 0:
+                    abort.set(CapSdkError("aborted", "the driver stopped before the handler finished"))
+                    return TurnOutcome("released")
+                wake.wait(left)
+            else:
+                wake.wait()
+            wake.clear()
+    finally:
+        remove_abort()
+        remove_stop()
+    if "error" in box:
+        return TurnOutcome("released") if abort.is_set() else TurnOutcome("failed", error=box["error"])
+    return TurnOutcome("done", value=box.get("value"))

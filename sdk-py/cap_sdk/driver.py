@@ -1,0 +1,420 @@
+"""`run_driver`: the poll → dedup → handle → ack loop every CAP driver needs, done once and right.
+
+Long-poll with a fallback to interval polling; a handled-ids store so redeliveries are re-acked without
+running the handler; acks with an outcome (batched with `POST /events/ack` where the kernel offers
+`batch-ack`); renewal of every held event's lease; on a handler failure the ADR-005 retry circuit, with
+the event released for the circuit's delay where the kernel offers `release`; poll backoff that never
+gives up except on three consecutive 401/403; a graceful stop on SIGINT/SIGTERM. It prints nothing
+(hooks report everything) and never acks an event whose handler did not finish.
+Mirrors sdk-ts/src/driver.ts; threads, not asyncio (README § Why threads). Acks and releases are in
+`_settle.py`, lease renewal in `_leases.py`, one handler turn in `_turn.py`, stopping in `stop.py`; what is
+left is the loop, one idea (a little over 400 lines, a tenth of them run_driver's reference docstring).
+"""
+from __future__ import annotations
+
+import math
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Callable, Dict, List, Mapping, Optional, Union
+
+from ._fingerprint import stable_jitter
+from ._leases import LeaseKeeper
+from ._settle import Settler
+from ._turn import HandlerContext, run_turn
+from .circuit import CIRCUIT_CEILING, RetryCircuit, classify_failure
+from .errors import CapHttpError, CapSdkError
+from .stop import StopSignal, follow, on_stop_signals
+from .stores import HandledStore, MemoryHandledStore
+
+Handler = Callable[[Dict[str, Any], HandlerContext], Optional[Dict[str, Any]]]
+Hook = Callable[[Dict[str, Any]], None]
+
+#: A long-poll answered empty faster than this (or a quarter of the wait) did not wait.
+FAST_EMPTY = 1.0
+_HOOKS = ("on_event", "on_ack", "on_error", "on_circuit", "on_poll_error", "on_renew", "on_lease_lost", "on_poll_mode", "on_release")
+
+
+@dataclass
+class DriverSummary:
+    """Counts of what a driver did, returned when it stops gracefully."""
+
+    polls: int = 0
+    #: Events whose handler completed and that were acked (or whose ack was attempted).
+    handled: int = 0
+    #: Redeliveries of handled events, re-acked without running the handler.
+    duplicates: int = 0
+    #: Events of unknown types acked `skipped`.
+    skipped: int = 0
+    #: Handler failures (no ack).
+    failures: int = 0
+    #: Events given up without an ack: lease lost, or shutdown before the handler finished.
+    released: int = 0
+    #: Events handed back to the kernel with `release` (failed, not started, or given up at a stop).
+    returned: int = 0
+
+
+def run_driver(
+    client: Any,
+    handlers: Union[Handler, Mapping[str, Handler]],
+    *,
+    on_unknown: Optional[Handler] = None,
+    stop: Optional[threading.Event] = None,
+    handle_signals: bool = True,
+    limit: int = 10,
+    wait_seconds: int = 20,
+    poll_interval: float = 5.0,
+    store: Optional[HandledStore] = None,
+    renew_at: float = 0.5,
+    lease_seconds: float = 30.0,
+    shutdown_timeout: float = 10.0,
+    agent_key: Optional[str] = None,
+    **hooks: Hook,
+) -> DriverSummary:
+    """Runs a driver until `stop` is set or SIGINT/SIGTERM arrives (returns a `DriverSummary`), or until
+    the kernel refuses the token three polls in a row (raises `CapSdkError` `auth_stopped`).
+
+    `handlers`: one callable for every event type, or a dict of callables by type (other types go to
+    `on_unknown`, or are acked `skipped`). A handler is called as `handler(event, ctx)` in a worker
+    thread; returning None acks `acknowledged` (or `posted` after `ctx.reply`), returning an AckResult
+    dict acks with it, raising means "not handled": no ack, the batch stops, the retry circuit applies.
+    `stop`: any `threading.Event`; setting it interrupts an in-flight long-poll too (a `StopSignal` at
+    once, a plain Event within 0.1 s).
+    `handle_signals`: on the main thread, SIGINT/SIGTERM set `stop` (a second SIGINT raises
+    KeyboardInterrupt). `limit` events per poll (capped by `/info`), `wait_seconds` long-poll wait
+    (0: interval polling every `poll_interval` seconds, also the base of poll backoff and of the circuit's
+    runtime steps), `store` the handled-ids store (default `MemoryHandledStore()`), `renew_at` the
+    fraction of the lease after which held events are renewed, `lease_seconds` the lease to assume when
+    neither `/info` nor `leaseExpiresAt` says, `shutdown_timeout` how long a running handler may finish
+    after a stop before it is released, `agent_key` the seed of the stable 0–20 % delay offset (default
+    the token's fingerprint).
+
+    Hooks (each called with one dict; a hook that raises is ignored): `on_event` (the event),
+    `on_ack` {event, result, duplicate}, `on_error` {stage: handler|ack|renew|release|info|store, error,
+    event?, failure_class?}, `on_circuit` {failure_class, consecutive, open, delay, event_id},
+    `on_poll_error` {error, consecutive, delay}, `on_renew` {event, lease_expires_at},
+    `on_lease_lost` {event, error}, `on_poll_mode` {mode: long-poll|interval, reason},
+    `on_release` {event, delay_seconds, reason}.
+    """
+    unknown = set(hooks) - set(_HOOKS)
+    if unknown:
+        raise TypeError(f"run_driver: unknown hook(s) {sorted(unknown)}; known: {list(_HOOKS)}")
+    loop = _DriverLoop(
+        client, handlers, on_unknown, stop, limit, wait_seconds, poll_interval, store, renew_at,
+        lease_seconds, shutdown_timeout, agent_key, hooks,
+    )
+    return loop.run(handle_signals)
+
+
+class _DriverLoop:
+    def __init__(self, client, handlers, on_unknown, stop, limit, wait, interval, store, renew_at,
+                 lease_seconds, shutdown_timeout, agent_key, hooks) -> None:  # noqa: ANN001 - private
+        self.client = client
+        self.handlers = handlers
+        self.on_unknown = on_unknown
+        self.user_stop = stop
+        self.stop = StopSignal()
+        self.limit = limit
+        self.wait = wait
+        self.interval = interval
+        self.store: HandledStore = store if store is not None else MemoryHandledStore()
+        self.renew_at = renew_at
+        self.lease_seconds = lease_seconds
+        self.shutdown_timeout = shutdown_timeout
+        self.jitter = stable_jitter(agent_key or client.fingerprint)
+        self.circuit = RetryCircuit(interval, self.jitter)
+        self.hooks = hooks
+        self.summary = DriverSummary()
+        self.info: Optional[Dict[str, Any]] = None
+        self.info_settled = False
+        self.features: set = set()
+        self.fast_empties = 0
+        self.poll_failures = 0
+        self.auth_failures = 0
+        self.renew_supported = True
+        self.poll_id: Optional[str] = None
+        self.settler = Settler(client, self.features, self.emit, self._count_release)
+
+    # ---- plumbing ---------------------------------------------------------------------------------
+    def emit(self, hook: str, arg: Any) -> None:
+        fn = self.hooks.get(hook)
+        if fn is None:
+            return
+        try:
+            fn(arg)
+        except Exception:  # a hook must not break the loop
+            pass
+
+    def _count_release(self) -> None:
+        self.summary.returned += 1
+
+    def sleep(self, seconds: float) -> None:
+        if seconds > 0:
+            self.stop.wait(seconds)
+
+    def run(self, handle_signals: bool) -> DriverSummary:
+        restore = on_stop_signals(self.stop) if handle_signals else (lambda: None)
+        if self.user_stop is not None:
+            follow(self.user_stop, self.stop)
+        try:
+            return self._loop()
+        finally:
+            restore()
+            self.stop.set()  # ends what follows the user's stop along with the loop
+
+    # ---- the loop ---------------------------------------------------------------------------------
+    def _loop(self) -> DriverSummary:
+        announced = False
+        while not self.stop.is_set():
+            if not self.info_settled:
+                self._load_info()
+            if not announced and not self.stop.is_set():
+                announced = True
+                reason = "from /info" if self.info else "no /info; trying long-poll"
+                self.emit("on_poll_mode", {"mode": "long-poll" if self.wait > 0 else "interval", "reason": reason})
+            events = self._poll()
+            if events is None:
+                continue
+            if not events:
+                if self.wait == 0:
+                    self.sleep(self.interval)
+                continue
+            delay = self._run_batch(events)
+            self.sleep(delay)
+        return self.summary
+
+    def _load_info(self) -> None:
+        try:
+            info = self.client.info(cancel=self.stop, retries=0)
+        except CapHttpError as err:
+            # No /info (the production kernel has none): learn by trying. 401/403: ask again next time.
+            if 400 <= err.status < 500 and err.status != 429:
+                self.info_settled = err.status not in (401, 403)
+            else:
+                self.emit("on_error", {"stage": "info", "error": err})
+            return
+        except CapSdkError as err:
+            if not self.stop.is_set():
+                self.emit("on_error", {"stage": "info", "error": err})
+            return
+        self.info, self.info_settled = info, True
+        self.features.clear()
+        self.features.update(info["features"])  # in place: the settler reads the same set
+        self.limit = max(1, min(self.limit, info["maxLimit"]))
+        self.wait = min(self.wait, info["maxWaitSeconds"]) if "long-poll" in self.features else 0
+        self.renew_supported = "renew" in self.features
+
+    def _poll(self) -> Optional[List[Dict[str, Any]]]:
+        started = time.monotonic()
+        self.summary.polls += 1
+        if "poll-replay" in self.features and self.poll_id is None:
+            self.poll_id = str(uuid.uuid4())
+        try:
+            answer = self.client.poll(
+                limit=self.limit,
+                wait_seconds=self.wait if self.wait > 0 else None,
+                poll_id=self.poll_id,
+                cancel=self.stop,
+                retries=0,
+            )
+        except (CapHttpError, CapSdkError) as err:
+            if self.stop.is_set():
+                return None
+            auth = isinstance(err, CapHttpError) and err.status in (401, 403)
+            self.auth_failures = self.auth_failures + 1 if auth else 0
+            if self.auth_failures >= 3:
+                stopped = CapSdkError(
+                    "auth_stopped",
+                    f"stopped after 3 consecutive {err.status} answers to polls ({err.code}): "  # type: ignore[union-attr]
+                    "the token was revoked or the agent uninstalled; re-attach it",
+                )
+                raise stopped from err
+            if self.wait > 0 and isinstance(err, CapHttpError) and err.status == 400:
+                self.wait = 0
+                self.emit("on_poll_mode", {"mode": "interval", "reason": f"the kernel rejected waitSeconds ({err.code})"})
+            if isinstance(err, CapHttpError) and err.status == 400 and self.poll_id is not None:
+                self.features.discard("poll-replay")
+                self.poll_id = None
+            # A lost answer keeps its poll id: the next poll replays the deliveries it claimed.
+            self.poll_failures += 1
+            base = min(self.interval * 2 ** (self.poll_failures - 1), CIRCUIT_CEILING)
+            delay = round(base * 1000 * (1 + self.jitter)) / 1000
+            if isinstance(err, CapHttpError) and err.retry_after is not None:
+                delay = max(delay, min(err.retry_after, CIRCUIT_CEILING))
+            self.emit("on_poll_error", {"error": err, "consecutive": self.auth_failures if auth else self.poll_failures, "delay": delay})
+            self.sleep(delay)
+            return None
+        self.poll_id = None
+        self.poll_failures = 0
+        self.auth_failures = 0
+        events = answer["events"]
+        self._detect_ignored_wait(len(events), time.monotonic() - started)
+        return events
+
+    def _detect_ignored_wait(self, count: int, elapsed: float) -> None:
+        """The production kernel ignores `waitSeconds`: two empty answers far faster than the wait mean no long-poll."""
+        if self.wait == 0 or count > 0:
+            return
+        threshold = min(FAST_EMPTY, self.wait * 0.25)
+        if elapsed >= threshold:
+            self.fast_empties = 0
+            return
+        self.fast_empties += 1
+        if self.fast_empties < 2:
+            return
+        self.wait = 0
+        self.emit("on_poll_mode", {"mode": "interval", "reason": f"two empty polls answered in under {threshold:g} s: waitSeconds is ignored"})
+
+    # ---- a batch ----------------------------------------------------------------------------------
+    def _lease_length(self, event: Dict[str, Any]) -> float:
+        if self.info:
+            return float(self.info["leaseSeconds"])
+        expires = event.get("leaseExpiresAt")
+        if isinstance(expires, str):
+            try:
+                left = datetime.fromisoformat(expires.replace("Z", "+00:00")).timestamp() - time.time()
+                if left > 0:
+                    return left
+            except ValueError:
+                pass
+        return self.lease_seconds
+
+    def _run_batch(self, events: List[Dict[str, Any]]) -> float:
+        """Handles a batch in order; returns the circuit delay after a handler failure, else 0."""
+        lost: Dict[str, CapSdkError] = {}
+        running: Dict[str, StopSignal] = {}
+        guard = threading.Lock()
+
+        def on_lost(event: Dict[str, Any], error: CapSdkError) -> None:
+            with guard:
+                lost[event["id"]] = error
+                cancel = running.get(event["id"])
+            self.emit("on_lease_lost", {"event": event, "error": error})
+            if cancel is not None:
+                cancel.set(error)
+
+        def unsupported() -> None:
+            self.renew_supported = False
+
+        keeper = None
+        if self.renew_supported:
+            keeper = LeaseKeeper(
+                self.client, self._lease_length(events[0]), self.renew_at,
+                on_renew=lambda e, at: self.emit("on_renew", {"event": e, "lease_expires_at": at}),
+                on_error=lambda e, err: self.emit("on_error", {"stage": "renew", "error": err, "event": e}),
+                on_lost=on_lost,
+                on_unsupported=unsupported,
+            )
+            for event in events:
+                keeper.hold(event)
+        delay = 0.0
+        try:
+            for index, event in enumerate(events):
+                if self.stop.is_set():
+                    self._give_back(events[index:], keeper, "the driver is stopping")
+                    break
+                with guard:
+                    if event["id"] in lost:
+                        continue  # another poller holds it now
+                    cancel = StopSignal()
+                    running[event["id"]] = cancel
+                failed = self._process(event, cancel, keeper)
+                if failed is not None:
+                    delay = failed
+                    self._give_back(events[index + 1:], keeper, "an earlier event of the batch failed")
+                    break
+        finally:
+            self.settler.flush()
+            if keeper is not None:
+                keeper.close()
+        return delay
+
+    def _give_back(self, events: List[Dict[str, Any]], keeper: Optional[LeaseKeeper], reason: str) -> None:
+        """Events of the batch that will not run now: released at once where the kernel can, else left
+        to their leases (no longer renewed), so another poller (or this one) gets them back."""
+        for event in events:
+            if keeper is not None:
+                keeper.settle(event["id"])
+            self.settler.release(event, 0, reason)
+
+    def _handler_for(self, event_type: str) -> Optional[Handler]:
+        if callable(self.handlers):
+            return self.handlers  # type: ignore[return-value]
+        handler = self.handlers.get(event_type)
+        return handler if callable(handler) else self.on_unknown
+
+    def _process(self, event: Dict[str, Any], cancel: StopSignal, keeper: Optional[LeaseKeeper]) -> Optional[float]:
+        """Dedup, dispatch, ack. Returns the circuit delay when the handler failed. Never raises."""
+        self.emit("on_event", event)
+        prior = self._lookup(event["id"])
+        if prior is not None:
+            self.summary.duplicates += 1
+            self._ack(event, prior, True, keeper)
+            return None
+        handler = self._handler_for(event["type"])
+        if handler is None:
+            self.summary.skipped += 1
+            result = {"outcome": "skipped", "reason": f"no handler for event type {event['type']}"}
+            self._remember(event, result)
+            self._ack(event, result, False, keeper)
+            return None
+        self.settler.flush()  # acks never wait for a handler to run
+        posted: List[str] = []
+        context = HandlerContext(event, self.client, cancel, posted.append)
+        outcome = run_turn(event, handler, context, self.stop, self.shutdown_timeout)
+        if outcome.kind == "released":
+            self.summary.released += 1
+            if keeper is not None:
+                keeper.settle(event["id"])
+            reason = cancel.reason
+            if not (isinstance(reason, CapSdkError) and reason.code == "lease_lost"):
+                self.settler.release(event, 0, "the driver stopped before the handler finished")
+            return None
+        if outcome.kind == "failed":
+            self.summary.failures += 1
+            if keeper is not None:
+                keeper.settle(event["id"])
+            failure_class = classify_failure(outcome.error)
+            decision = self.circuit.failure(failure_class)
+            self.emit("on_error", {"stage": "handler", "error": outcome.error, "event": event, "failure_class": failure_class})
+            self.emit("on_circuit", {**decision.__dict__, "event_id": event["id"]})
+            # Back when the circuit's probe is due, not when the lease would have ended; when stopping
+            # (a handler cut short fails too) at once: the circuit is this process's, and it is ending.
+            delay = 0 if self.stop.is_set() else min(900, math.ceil(decision.delay))
+            message = str(outcome.error) or type(outcome.error).__name__
+            reason = f"handler failed ({failure_class}, {decision.consecutive} in a row): {message}"
+            self.settler.release(event, delay, reason[:500])
+            return decision.delay
+        self.circuit.reset()
+        self.summary.handled += 1
+        value = outcome.value
+        if isinstance(value, dict) and isinstance(value.get("outcome"), str):
+            result = value
+        elif posted:
+            ids = [p for p in posted if p]
+            result = {"outcome": "posted", **({"messageId": ids[-1]} if ids else {})}
+        else:
+            result = {"outcome": "acknowledged"}
+        self._remember(event, result)
+        self._ack(event, result, False, keeper)
+        return None
+
+    def _lookup(self, event_id: str) -> Optional[Dict[str, Any]]:
+        try:
+            return self.store.get(event_id)
+        except Exception as err:  # noqa: BLE001 - a broken store must not stop the driver
+            self.emit("on_error", {"stage": "store", "error": err})
+            return None
+
+    def _remember(self, event: Dict[str, Any], result: Dict[str, Any]) -> None:
+        try:
+            self.store.set(event["id"], result)
+        except Exception as err:  # noqa: BLE001
+            self.emit("on_error", {"stage": "store", "error": err, "event": event})
+
+    def _ack(self, event: Dict[str, Any], result: Dict[str, Any], duplicate: bool, keeper: Optional[LeaseKeeper]) -> None:
+        if keeper is not None:
+            keeper.settle(event["id"])
+        self.settler.ack(event, result, duplicate)

@@ -1,0 +1,80 @@
+"""An in-process stand-in for CapClient, for the driver behaviours the reference kernel on this branch
+cannot show yet (the `release`, `batch-ack` and `poll-replay` features are being added to it) and for
+failure timings a real kernel will not produce on demand. It records every call; polls return the
+scripted batches, then wait (interruptibly) and return nothing."""
+from __future__ import annotations
+
+import threading
+from typing import Any, Dict, List, Optional
+
+from cap_sdk import CapHttpError
+
+
+def event(event_id: str, event_type: str = "task.assigned", attempts: int = 1, pod: str = "pod_1") -> Dict[str, Any]:
+    return {"id": event_id, "type": event_type, "podId": pod, "payload": {"messageId": f"m-{event_id}"}, "attempts": attempts, "createdAt": "t"}
+
+
+class FakeClient:
+    fingerprint = "0badc0de"
+
+    def __init__(self, features: Optional[List[str]], batches: Optional[List[Any]] = None, lease_seconds: int = 30) -> None:
+        self.features = features
+        self.batches = list(batches or [])
+        self.lease_seconds = lease_seconds
+        self.calls: List[tuple] = []
+        self.lock = threading.Lock()
+        self.ack_many_error: Optional[Exception] = None
+        #: The production kernel ignores `waitSeconds` and answers an empty poll at once.
+        self.ignores_wait = False
+
+    def record(self, *call: Any) -> None:
+        with self.lock:
+            self.calls.append(call)
+
+    def named(self, name: str) -> List[tuple]:
+        with self.lock:
+            return [c for c in self.calls if c[0] == name]
+
+    def info(self, **call: Any) -> Dict[str, Any]:
+        self.record("info")
+        if self.features is None:  # the production kernel: no /info route
+            raise not_found("GET /info")
+        return {"protocol": "cap", "version": "1", "leaseSeconds": self.lease_seconds, "maxAttempts": 5, "maxLimit": 50,
+                "maxWaitSeconds": 25, "maxMessageBytes": 65536, "features": self.features}
+
+    def poll(self, limit=None, wait_seconds=None, poll_id=None, cancel=None, **call: Any) -> Dict[str, Any]:  # noqa: ANN001
+        self.record("poll", poll_id)
+        if self.batches:
+            batch = self.batches.pop(0)
+            if isinstance(batch, Exception):
+                raise batch
+            return {"events": batch}
+        if cancel is not None and not self.ignores_wait:
+            cancel.wait(wait_seconds or 0.05)
+        return {"events": []}
+
+    def ack(self, event_id: str, result=None, **call: Any) -> Dict[str, Any]:  # noqa: ANN001
+        self.record("ack", event_id, result)
+        return {"ok": True}
+
+    def ack_many(self, acks, **call: Any) -> Dict[str, Any]:  # noqa: ANN001
+        self.record("ack_many", [a["id"] for a in acks])
+        if self.ack_many_error is not None:
+            raise self.ack_many_error
+        return {"results": [{"id": a["id"], "ok": True} for a in acks]}
+
+    def renew(self, event_id: str, attempts: int, **call: Any) -> Dict[str, Any]:
+        self.record("renew", event_id, attempts)
+        return {"ok": True, "leaseExpiresAt": "later"}
+
+    def release(self, event_id: str, attempts: int, delay_seconds=None, reason=None, **call: Any) -> Dict[str, Any]:  # noqa: ANN001
+        self.record("release", event_id, attempts, delay_seconds)
+        return {"ok": True}
+
+    def post_message(self, pod_id: str, content: str, **options: Any) -> Dict[str, Any]:
+        self.record("post", pod_id, content, options.get("idempotency_key"))
+        return {"id": f"msg-{len(self.calls)}", "createdAt": "t", "replayed": False}
+
+
+def not_found(operation: str) -> CapHttpError:
+    return CapHttpError(404, operation, code="not_found", message="no such route")
