@@ -11,9 +11,10 @@ import { ConfigError } from "./config/errors.js";
 import { type Flags, reportFormats, resolveSettings } from "./config/settings.js";
 import { runDriverCommand } from "./driver/cli.js";
 import { driverChecks } from "./driver/scenarios/index.js";
+import { type Io, processIo } from "./io.js";
 import { renderList } from "./list.js";
 import { writeReports } from "./reports/index.js";
-import { type Out, progress, renderFailures, renderSummary } from "./reports/terminal.js";
+import { progress, renderFailures, renderSummary } from "./reports/terminal.js";
 import { loadManifest } from "./requirements.js";
 import { runSuite } from "./runner/run-suite.js";
 import { toolVersion } from "./version.js";
@@ -25,18 +26,6 @@ const collect = (value: string, previous: string[] = []) => [
     .map((s) => s.trim())
     .filter(Boolean),
 ];
-
-export interface Io {
-  stdout: Out;
-  stderr: Out;
-  env: NodeJS.ProcessEnv;
-}
-
-export const processIo = (): Io => ({
-  stdout: { write: (s) => void process.stdout.write(s), isTTY: process.stdout.isTTY },
-  stderr: { write: (s) => void process.stderr.write(s), isTTY: process.stderr.isTTY },
-  env: process.env,
-});
 
 async function run(flags: Flags, io: Io): Promise<number> {
   const settings = await resolveSettings(flags, io.env);

@@ -3,7 +3,7 @@
  * --wait, the environment to start the driver with), print failures and the verdict, write the reports.
  * Returns the exit code; configuration problems throw ConfigError (exit 2).
  */
-import type { Io } from "../cli.js";
+import type { Io } from "../io.js";
 import { writeReports } from "../reports/index.js";
 import { progress, renderFailures, renderSummary } from "../reports/terminal.js";
 import { runDriverSuite } from "./run-driver-suite.js";

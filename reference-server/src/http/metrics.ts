@@ -4,7 +4,7 @@
  * time); lease expiries and events moved to failed (counted by the events service); waiting long-polls.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
-import type { EventsObserver } from "../services/events.js";
+import type { EventsObserver } from "../services/events-observer.js";
 import type { Store } from "../store/contract.js";
 
 export function createMetrics() {

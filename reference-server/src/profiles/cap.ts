@@ -3,7 +3,7 @@
  * types, `200 {ok: true}` acks (CAP-ACK-1) and `201 {id, createdAt}` posts (CAP-MSG-1).
  */
 import { wireEvent } from "../services/events.js";
-import type { WireProfile } from "./index.js";
+import type { WireProfile } from "./wire-profile.js";
 
 export const capProfile: WireProfile = {
   name: "cap",

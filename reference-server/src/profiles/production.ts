@@ -10,7 +10,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { wireEvent } from "../services/events.js";
 import type { EventRecord } from "../store/contract.js";
-import type { PostedMessage, WireProfile } from "./index.js";
+import type { PostedMessage, WireProfile } from "./wire-profile.js";
 
 /**
  * Event types the production kernel produces instead of ADR-004's (field notes: "Event types actually

@@ -7,7 +7,7 @@
 import { fail } from "../errors/registry.js";
 import type { ClaimInput, EventRecord } from "../store/contract.js";
 import type { AgentCaller, ServiceDeps } from "./deps.js";
-import type { EventsObserver } from "./events.js";
+import type { EventsObserver } from "./events-observer.js";
 
 export interface ReleaseBody {
   attempts: number;

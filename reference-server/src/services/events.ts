@@ -8,14 +8,8 @@ import { fail } from "../errors/registry.js";
 import type { EventRecord } from "../store/contract.js";
 import { claimUnderPollId, deliveryVerbs } from "./deliveries.js";
 import type { AgentCaller, ServiceDeps } from "./deps.js";
+import { type EventsObserver, noopObserver } from "./events-observer.js";
 import type { WakeHub } from "./wake-hub.js";
-
-export interface EventsObserver {
-  leaseExpired(n: number): void;
-  deadLettered(n: number): void;
-}
-
-export const noopObserver: EventsObserver = { leaseExpired: () => {}, deadLettered: () => {} };
 
 /** The CAP Event: `id` plus `_id` (same value, non-normative alias read by deployed production drivers). */
 export function wireEvent(e: EventRecord) {
