@@ -8,7 +8,7 @@ import { type Baseline, loadBaseline } from "../baseline.js";
 import { features } from "../check.js";
 import { CheckFailed, CheckIncomplete, CheckSkipped } from "../context.js";
 import { loadManifest, type Manifest, strongest } from "../requirements.js";
-import { baseResult, failureReport } from "../runner/execute.js";
+import { baseResult, checkResult } from "../runner/execute.js";
 import { judge } from "../runner/judge.js";
 import type { CheckResult, RunReport } from "../runner/results.js";
 import type { RunHooks } from "../runner/run-suite.js";
@@ -77,20 +77,15 @@ async function execute(check: DriverCheck, run: DriverRunState, manifest: Manife
   if (!check.last) run.byCheck.set(check.id, ctx.wire());
   if (ctx.driver && ctx.driver.exitedAt !== null && !check.revokes)
     ctx.note(`the driver ended during the scenario (${ctx.driver.describeExit()})`);
-  const failures = ctx.failures.map((f) => failureReport(f, manifest));
-  if (failures.some((f) => f.severity === "fail")) status = "failed";
-  else if (failures.length > 0 && status !== "incomplete") status = "warned";
-  const result: CheckResult = {
-    ...baseResult(check, manifest),
-    status: status ?? "passed",
-    durationMs: Math.round(performance.now() - t0),
-    failures,
+  return checkResult(check, manifest, {
+    status,
+    reason,
+    stoppedEarly,
+    startedAt: t0,
+    failures: ctx.failures,
     notes: ctx.notes,
-  };
-  if (reason !== undefined) result.reason = reason;
-  if (stoppedEarly) result.stoppedEarly = true;
-  if (run.settingsTrace) result.exchanges = ctx.wire();
-  return result;
+    ...(run.settingsTrace ? { exchanges: ctx.wire() } : {}),
+  });
 }
 
 export async function runDriverSuite({

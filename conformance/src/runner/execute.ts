@@ -56,6 +56,40 @@ export function baseResult(
   };
 }
 
+/** How a check ended, as both runners (kernel and driver suite) record it before the verdict. */
+export interface CheckEnding {
+  status: CheckStatus | undefined;
+  reason: string | undefined;
+  stoppedEarly: boolean;
+  startedAt: number;
+  failures: Failure[];
+  notes: string[];
+  exchanges?: CheckResult["exchanges"];
+}
+
+/** The one verdict of a check: a failing failure fails it, any other warns it, none passes it. */
+export function checkResult(
+  check: Parameters<typeof baseResult>[0],
+  manifest: Manifest,
+  end: CheckEnding,
+): CheckResult {
+  const failures = end.failures.map((f) => failureReport(f, manifest));
+  let status = end.status;
+  if (failures.some((f) => f.severity === "fail")) status = "failed";
+  else if (failures.length > 0 && status !== "incomplete") status = "warned";
+  const result: CheckResult = {
+    ...baseResult(check, manifest),
+    status: status ?? "passed",
+    durationMs: Math.round(performance.now() - end.startedAt),
+    failures,
+    notes: end.notes,
+  };
+  if (end.reason !== undefined) result.reason = end.reason;
+  if (end.stoppedEarly) result.stoppedEarly = true;
+  if (end.exchanges !== undefined) result.exchanges = end.exchanges;
+  return result;
+}
+
 export async function executeCheck(check: Check, run: RunState, manifest: Manifest): Promise<CheckResult> {
   const ctx = new CheckContext(check, run);
   const t0 = performance.now();
@@ -77,18 +111,13 @@ export async function executeCheck(check: Check, run: RunState, manifest: Manife
       status = "incomplete";
     }
   }
-  const failures = ctx.failures.map((f) => failureReport(f, manifest));
-  if (failures.some((f) => f.severity === "fail")) status = "failed";
-  else if (failures.length > 0 && status !== "incomplete") status = "warned";
-  const result: CheckResult = {
-    ...baseResult(check, manifest),
-    status: status ?? "passed",
-    durationMs: Math.round(performance.now() - t0),
-    failures,
+  return checkResult(check, manifest, {
+    status,
+    reason,
+    stoppedEarly,
+    startedAt: t0,
+    failures: ctx.failures,
     notes: ctx.notes,
-  };
-  if (reason !== undefined) result.reason = reason;
-  if (stoppedEarly) result.stoppedEarly = true;
-  if (run.settings.trace) result.exchanges = ctx.exchanges;
-  return result;
+    ...(run.settings.trace ? { exchanges: ctx.exchanges } : {}),
+  });
 }
