@@ -4,7 +4,7 @@
 // installs the workspace from the lockfile, then runs the main job or the whole test suite.
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { prepareTestServices } from "./test-services.mjs";
 
@@ -95,6 +95,7 @@ if (mode === "start") {
   teardown();
   // One closing line over every package, so a reader (or CI) sees the whole count at the end.
   const total = { passed: 0, failed: 0, skipped: 0 };
+  const failures = [];
   for (const p of packages) {
     const file = join(root, p, resultFile);
     if (!existsSync(file)) continue;
@@ -102,7 +103,16 @@ if (mode === "start") {
     total.passed += r.numPassedTests;
     total.failed += r.numFailedTests;
     total.skipped += r.numPendingTests + r.numTodoTests;
+    for (const suite of r.testResults ?? []) {
+      for (const t of suite.assertionResults ?? []) {
+        if (t.status !== "failed") continue;
+        const first = String(t.failureMessages?.[0] ?? "").split("\n")[0];
+        failures.push(`  ✗ ${p}/${relative(join(root, p), suite.name)} › ${t.fullName}\n      ${first}`);
+      }
+    }
   }
+  // The failures again, last, so a log that keeps only its tail (CI's) still names them.
+  if (failures.length > 0) console.log(`\nfailed tests:\n${failures.join("\n")}`);
   console.log(`\ntests: ${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
   process.exit(status !== 0 ? status : total.failed > 0 ? 1 : 0);
 } else {
