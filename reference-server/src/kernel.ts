@@ -1,7 +1,9 @@
 /**
- * The kernel without HTTP: every service wired to one store, config and clock. The HTTP app and the CLI
- * (provision, emit, tokens, dead-letters) both build on this, so the CLI acting on the database directly
- * follows exactly the rules the routes follow.
+ * The kernel without HTTP, and its composition root: every service wired to one store, config and clock.
+ * The HTTP app and the CLI (provision, emit, tokens, dead-letters) both build on this, so the CLI acting on
+ * the database directly follows exactly the rules the routes follow.
+ * Must never hand out the store: callers get services (which hold the access rules), a read-only health
+ * view and close(). Only this file, the services and the store itself import `store/` (a test holds that).
  */
 import { type Clock, systemClock } from "./clock.js";
 import { type KernelConfig, resolveConfig } from "./config.js";
@@ -19,6 +21,12 @@ import { createTokensService } from "./services/tokens.js";
 import { createUsersService } from "./services/users.js";
 import { WakeHub } from "./services/wake-hub.js";
 import type { Store } from "./store/contract.js";
+import { openStore } from "./store/open.js";
+
+/** The record shapes the services speak, for code outside the kernel that names them. */
+export type { EventRecord, PodRole, Store } from "./store/contract.js";
+/** What a service throws when the store cannot be reached (the HTTP layer answers 503). */
+export { StoreUnavailableError } from "./store/contract.js";
 
 export interface KernelOptions {
   store: Store;
@@ -28,8 +36,9 @@ export interface KernelOptions {
 }
 
 export function createKernel(options: KernelOptions) {
+  const { store } = options;
   const deps: ServiceDeps = {
-    store: options.store,
+    store,
     config: resolveConfig(options.config),
     clock: options.clock ?? systemClock,
   };
@@ -42,7 +51,8 @@ export function createKernel(options: KernelOptions) {
   const messages = createMessagesService(deps);
   const registry = createRegistryService(deps, tokens);
   return {
-    ...deps,
+    config: deps.config,
+    clock: deps.clock,
     hub,
     tokens,
     messages,
@@ -54,7 +64,21 @@ export function createKernel(options: KernelOptions) {
     pods: createPodsService(deps),
     joins: createJoinsService(deps, registry, tokens),
     operator: createOperatorService(deps, registry),
+    /** Read-only: which store, whether it answers (readiness), its row counts per state (metrics). */
+    health: {
+      storeKind: store.kind,
+      ping: () => store.ping(),
+      queueStats: () => store.queueStats(),
+    },
+    /** Closes the store (after the HTTP app, if any, has closed). */
+    close: () => store.close(),
   };
 }
 
 export type Kernel = ReturnType<typeof createKernel>;
+
+/** Opens the store a `--db` URL names (`sqlite:…`, `postgres://…`) and builds the kernel on it. */
+export async function openKernel(options: Omit<KernelOptions, "store"> & { db: string }): Promise<Kernel> {
+  const { db, ...rest } = options;
+  return createKernel({ ...rest, store: await openStore(db) });
+}

@@ -1,10 +1,11 @@
 /**
  * The kernel the driver suite plays: the reference kernel (`@commonly/cap-kernel`) as a library,
  * in-process, on an in-memory SQLite store, with a short configured lease. It provisions a human, pods and
- * a fresh agent identity per scenario, and reads the truth back from the store (event states, messages in
- * a pod) — what the scenario judges besides the wire. It never talks to the driver; the proxy does.
+ * a fresh agent identity per scenario, and reads the truth back through the kernel's services (event
+ * states as stored, messages in a pod) — what the scenario judges besides the wire. It never talks to the
+ * driver; the proxy does.
  */
-import { buildApp, type Kernel, type KernelApp, openSqliteStore } from "@commonly/cap-kernel";
+import { buildApp, type Kernel, type KernelApp } from "@commonly/cap-kernel";
 
 export interface Human {
   id: string;
@@ -65,9 +66,8 @@ export class World {
   ) {}
 
   static async start(o: { leaseSeconds: number; maxAttempts: number; runId: string }): Promise<World> {
-    const store = openSqliteStore({ path: ":memory:" });
     const app = await buildApp({
-      store,
+      db: "sqlite::memory:",
       config: { leaseSeconds: o.leaseSeconds, maxAttempts: o.maxAttempts, longPollBackstopMs: 100 },
       logger: false,
     });
@@ -84,7 +84,7 @@ export class World {
 
   async close(): Promise<void> {
     await this.app.close();
-    await this.app.kernel.store.close();
+    await this.app.kernel.close();
   }
 
   get kernel(): Kernel {
@@ -107,9 +107,9 @@ export class World {
     const { token, record } = await this.kernel.registry.issueToken(who, first.id, name, {
       label: "cap-conformance driver",
     });
-    const identity = await this.kernel.store.findAgentIdentity(name, "default");
-    if (!identity) throw new Error(`agent ${name} has no identity after install`);
-    return { name, instanceId: "default", agentId: identity.id, token, tokenId: record.id, pods };
+    const inst = await this.kernel.registry.findActiveInstallation(first.id, name);
+    if (!inst) throw new Error(`agent ${name} has no installation after install`);
+    return { name, instanceId: "default", agentId: inst.agentId, token, tokenId: record.id, pods };
   }
 
   async revoke(agent: Agent): Promise<void> {
@@ -120,7 +120,7 @@ export class World {
 
   /** A human message; returns its id (fan-out enqueues the agent's event in the same transaction). */
   async say(podId: string, content: string): Promise<string> {
-    const m = await this.kernel.messages.postAsHuman(this.human.id, this.human.name, podId, { content });
+    const m = await this.kernel.messages.postAsHuman(caller(this.human), podId, { content });
     return m.id;
   }
 
@@ -131,16 +131,16 @@ export class World {
   }
 
   async messages(podId: string): Promise<PodMessage[]> {
-    const rows = await this.kernel.store.listMessages({ podId, limit: 500 });
+    const rows = await this.kernel.messages.list(caller(this.human), podId, { limit: 500 });
     return rows
       .map((m) => ({
         id: m.id,
         podId: m.podId,
         content: m.content,
-        authorKind: m.author.kind,
+        authorKind: m.author.kind as PodMessage["authorKind"],
         authorId: m.author.id,
-        replyToMessageId: m.replyToMessageId,
-        createdAt: m.createdAt,
+        replyToMessageId: m.replyToMessageId ?? null,
+        createdAt: Date.parse(m.createdAt),
       }))
       .reverse();
   }
@@ -155,7 +155,7 @@ export class World {
   }
 
   async event(id: string): Promise<EventState | null> {
-    const e = await this.kernel.store.getEvent(id);
+    const e = await this.kernel.operator.eventDirect(id);
     if (!e) return null;
     return {
       id: e.id,
@@ -172,7 +172,7 @@ export class World {
   async events(agent: Agent): Promise<EventState[]> {
     const out: EventState[] = [];
     for (const p of agent.pods) {
-      const rows = await this.kernel.store.listPodEvents({ podId: p.id, limit: 1000 });
+      const rows = await this.kernel.operator.podEventsDirect(p.id, 1000);
       for (const e of rows)
         if (e.agentId === agent.agentId)
           out.push({
@@ -190,7 +190,7 @@ export class World {
 
   /** The agent's event created for human message `messageId`. */
   async eventFor(agent: Agent, podId: string, messageId: string): Promise<EventState | undefined> {
-    const rows = await this.kernel.store.listPodEvents({ podId, limit: 1000 });
+    const rows = await this.kernel.operator.podEventsDirect(podId, 1000);
     const e = rows.find(
       (r) => r.agentId === agent.agentId && (r.payload as { messageId?: unknown }).messageId === messageId,
     );

@@ -8,7 +8,7 @@
 import { spawn } from "node:child_process";
 import { startEchoDriver } from "../demo/echo-driver.js";
 import type { Kernel } from "../kernel.js";
-import type { UserCaller } from "../services/deps.js";
+import { operatorCaller } from "../services/deps.js";
 import { closeOnSignals, startServer } from "./serve.js";
 import type { ServeFlags } from "./settings.js";
 
@@ -16,7 +16,7 @@ export const DEMO_DB = "sqlite:.cap-kernel/demo.db";
 
 /** Find-or-create the demo human, pod and agents; issue fresh tokens (tokens are shown once). */
 export async function seedDemo(k: Kernel) {
-  const existing = (await k.store.findUsersByName("demo")).find((u) => u.isAdmin);
+  const existing = (await k.operator.liveUsers()).find((u) => u.name === "demo" && u.isAdmin);
   let token: string;
   let userId: string;
   if (existing) {
@@ -27,14 +27,13 @@ export async function seedDemo(k: Kernel) {
     userId = created.user.id;
     token = created.token;
   }
-  const who: UserCaller = { kind: "human", userId, name: "demo", isAdmin: true, tokenId: "demo" };
-  const pod = (await k.store.findPodsByName("demo"))[0] ?? (await k.pods.createPod(userId, "demo"));
+  const who = operatorCaller({ id: userId, name: "demo" });
+  const pod = (await k.operator.findPods("demo"))[0] ?? (await k.pods.createPod(userId, "demo"));
   const agents: Record<string, string> = {};
   for (const name of ["echo", "helper"]) {
-    if (!(await k.store.getRegistryAgent(name)))
+    if (!(await k.registry.get(name)))
       await k.registry.publishAs(userId, true, { name, description: `demo agent ${name}` });
-    const identity = await k.store.findAgentIdentity(name, "default");
-    if (!identity || !(await k.store.findActiveInstallation(identity.id, pod.id)))
+    if (!(await k.registry.findActiveInstallation(pod.id, name)))
       await k.registry.install(who, { agentName: name, podId: pod.id });
     agents[name] = (await k.registry.issueToken(who, pod.id, name, { label: "demo" })).token;
   }
@@ -67,7 +66,7 @@ function startDriverProcess(command: string, url: string, token: string, say: (l
 }
 
 export async function demoCommand(flags: ServeFlags & { driver?: string }): Promise<void> {
-  const { app, store, url, settings } = await startServer({
+  const { app, url, settings } = await startServer({
     ...flags,
     db: flags.db ?? process.env.CAP_DB ?? DEMO_DB,
     logLevel: flags.logLevel ?? "warn",
@@ -83,7 +82,7 @@ export async function demoCommand(flags: ServeFlags & { driver?: string }): Prom
         log: (l) => say(`[driver] ${l}`),
       });
   say(
-    `cap-kernel demo is running at ${url}  (store ${store.kind}, profile ${settings.profile}; Ctrl-C to stop)`,
+    `cap-kernel demo is running at ${url}  (store ${app.kernel.health.storeKind}, profile ${settings.profile}; Ctrl-C to stop)`,
   );
   say("");
   say(`  pod id         ${seed.podId}`);
@@ -106,12 +105,12 @@ export async function demoCommand(flags: ServeFlags & { driver?: string }): Prom
     `  curl -s '${url}/api/agents/runtime/events?waitSeconds=25' -H 'authorization: Bearer ${seed.helperToken}'`,
   );
   say("");
-  await app.kernel.messages.postAsHuman(seed.who.userId, "demo", seed.podId, {
+  await app.kernel.messages.postAsHuman(seed.who, seed.podId, {
     content: "@echo welcome to the demo pod!",
   });
   await closeOnSignals(async () => {
     await driver.stop();
     await app.close();
-    await store.close();
+    await app.kernel.close();
   });
 }

@@ -2,42 +2,41 @@
  * `cap-kernel emit`, `dead-letters list|requeue`, `tokens issue|revoke`: operator commands that act on the
  * database directly (no server needed), through the same services the admin routes use.
  */
-import { createKernel, type Kernel } from "../kernel.js";
-import type { UserCaller } from "../services/deps.js";
-import { openStore } from "../store/open.js";
+import { type Kernel, openKernel } from "../kernel.js";
+import { operatorCaller, type UserCaller } from "../services/deps.js";
 import { type CommonFlags, resolveCommon } from "./settings.js";
 
 async function withKernel<T>(flags: CommonFlags, fn: (k: Kernel) => Promise<T>): Promise<void> {
   const s = resolveCommon(flags);
-  const store = await openStore(s.db);
+  const kernel = await openKernel({
+    db: s.db,
+    config: { leaseSeconds: s.leaseSeconds, maxAttempts: s.maxAttempts },
+  });
   try {
-    const out = await fn(
-      createKernel({ store, config: { leaseSeconds: s.leaseSeconds, maxAttempts: s.maxAttempts } }),
-    );
+    const out = await fn(kernel);
     process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
   } finally {
-    await store.close();
+    await kernel.close();
   }
 }
 
 /** A pod by id, or by name when the name is unique. */
 async function podId(k: Kernel, ref: string): Promise<string> {
-  if (await k.store.getPod(ref)) return ref;
-  const byName = await k.store.findPodsByName(ref);
-  if (byName.length === 1) return byName[0]!.id;
-  throw new Error(byName.length ? `pod name "${ref}" is ambiguous; use its id` : `no pod "${ref}"`);
+  const found = await k.operator.findPods(ref);
+  if (found.length === 1) return found[0]!.id;
+  throw new Error(found.length ? `pod name "${ref}" is ambiguous; use its id` : `no pod "${ref}"`);
 }
 
 /** A live user by id or unique name; default: the oldest kernel admin. */
 async function user(k: Kernel, ref?: string): Promise<UserCaller> {
-  const all = (await k.store.listUsers()).filter((u) => u.deletedAt === null);
+  const all = await k.operator.liveUsers();
   const found = ref
     ? all.filter((u) => u.id === ref || u.name === ref)
     : all.filter((u) => u.isAdmin).slice(0, 1);
   if (found.length !== 1)
     throw new Error(ref ? `no unique live user "${ref}"` : "no kernel admin; run provision first");
   const u = found[0]!;
-  return { kind: "human", userId: u.id, name: u.name, isAdmin: true, tokenId: "cli" };
+  return operatorCaller(u);
 }
 
 export interface EmitFlags extends CommonFlags {
@@ -119,7 +118,6 @@ export const tokensIssueCommand = (f: IssueFlags) =>
 
 export const tokensRevokeCommand = (tokenId: string, f: CommonFlags) =>
   withKernel(f, async (k) => {
-    const now = k.clock.now();
-    if (await k.store.revokeRuntimeToken(tokenId, now)) return { ok: true, revoked: tokenId };
+    if (await k.operator.revokeTokenDirect(tokenId)) return { ok: true, revoked: tokenId };
     throw new Error(`no live runtime token ${tokenId}`);
   });

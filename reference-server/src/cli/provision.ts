@@ -4,10 +4,9 @@
  * --for-conformance, print the fixture the conformance suite reads.
  */
 import { readFileSync } from "node:fs";
-import { createKernel, type Kernel } from "../kernel.js";
+import { type Kernel, openKernel } from "../kernel.js";
 import { newId } from "../secrets.js";
-import type { UserCaller } from "../services/deps.js";
-import { openStore } from "../store/open.js";
+import { operatorCaller } from "../services/deps.js";
 import { baseUrlFor, type CommonFlags, resolveCommon } from "./settings.js";
 
 export interface ProvisionSpec {
@@ -30,14 +29,6 @@ export interface ProvisionFlags extends CommonFlags {
   forConformance?: boolean;
   baseUrl?: string;
 }
-
-const caller = (u: { id: string; name: string; isAdmin: boolean }): UserCaller => ({
-  kind: "human",
-  userId: u.id,
-  name: u.name,
-  isAdmin: u.isAdmin,
-  tokenId: "cli",
-});
 
 /** `name[:instance]@pod[,pod…]` → an agent entry. */
 function parseAgentFlag(spec: string) {
@@ -77,12 +68,7 @@ export async function provision(kernel: Kernel, spec: ProvisionSpec) {
     const owner = userNamed(p.owner);
     const pod = await kernel.pods.createPod(owner.id, p.name);
     for (const m of p.members ?? [])
-      await kernel.store.putMember({
-        podId: pod.id,
-        userId: userNamed(m).id,
-        role: "member",
-        addedAt: pod.createdAt,
-      });
+      await kernel.pods.addMember(operatorCaller(owner), pod.id, { userId: userNamed(m).id, role: "member" });
     pods.set(p.name, { id: pod.id, name: pod.name });
   }
   const agents: {
@@ -95,12 +81,12 @@ export async function provision(kernel: Kernel, spec: ProvisionSpec) {
   }[] = [];
   for (const a of spec.agents ?? []) {
     const by = userNamed(a.installedBy);
-    if (!(await kernel.store.getRegistryAgent(a.name)))
-      await kernel.registry.publishAs(by.id, true, { name: a.name });
+    if (!(await kernel.registry.get(a.name))) await kernel.registry.publishAs(by.id, true, { name: a.name });
     for (const podName of a.pods) {
-      const pod = pods.get(podName) ?? (await kernel.store.getPod(podName));
+      const pod =
+        pods.get(podName) ?? (await kernel.operator.findPods(podName)).find((p) => p.id === podName);
       if (!pod) throw new Error(`provision: unknown pod "${podName}"`);
-      const who = caller({ ...by, isAdmin: true });
+      const who = operatorCaller(by);
       await kernel.registry.install(who, {
         agentName: a.name,
         podId: pod.id,
@@ -143,7 +129,7 @@ export async function provisionConformance(kernel: Kernel, baseUrl: string) {
   });
   const human = r.users[0]!;
   // An extra token of the first agent, revoked at once, so token_revoked can be checked black-box.
-  const who = caller(human);
+  const who = operatorCaller(human);
   const first = r.agents[0]!;
   const extra = await kernel.registry.issueToken(who, first.podId, first.name, {
     label: "revoked for conformance",
@@ -162,12 +148,11 @@ export async function provisionConformance(kernel: Kernel, baseUrl: string) {
 
 export async function provisionCommand(flags: ProvisionFlags): Promise<void> {
   const s = resolveCommon(flags);
-  const store = await openStore(s.db);
+  const kernel = await openKernel({
+    db: s.db,
+    config: { leaseSeconds: s.leaseSeconds, maxAttempts: s.maxAttempts },
+  });
   try {
-    const kernel = createKernel({
-      store,
-      config: { leaseSeconds: s.leaseSeconds, maxAttempts: s.maxAttempts },
-    });
     const port = Number(process.env.CAP_PORT ?? 7070);
     const baseUrl = flags.baseUrl ?? baseUrlFor(process.env.CAP_HOST ?? "127.0.0.1", port);
     const out = flags.forConformance
@@ -175,6 +160,6 @@ export async function provisionCommand(flags: ProvisionFlags): Promise<void> {
       : await provision(kernel, specFromFlags(flags));
     process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
   } finally {
-    await store.close();
+    await kernel.close();
   }
 }

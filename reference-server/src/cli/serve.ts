@@ -4,14 +4,12 @@
  */
 import { readFileSync } from "node:fs";
 import { buildApp } from "../http/app.js";
-import { openStore } from "../store/open.js";
 import { baseUrlFor, resolveServe, type ServeFlags } from "./settings.js";
 
 export async function startServer(flags: ServeFlags, extra?: { logger?: false }) {
   const s = resolveServe(flags);
-  const store = await openStore(s.db);
   const app = await buildApp({
-    store,
+    db: s.db,
     config: { leaseSeconds: s.leaseSeconds, maxAttempts: s.maxAttempts },
     profile: s.profile,
     logger: extra?.logger === false ? false : { level: s.logLevel },
@@ -20,7 +18,7 @@ export async function startServer(flags: ServeFlags, extra?: { logger?: false })
   await app.listen({ port: s.port, host: s.host, backlog: 4096 });
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : s.port;
-  return { app, store, settings: s, url: baseUrlFor(s.host, port) };
+  return { app, settings: s, url: baseUrlFor(s.host, port) };
 }
 
 /** Close app then store once, on the first of the given signals; resolves when done. */
@@ -56,7 +54,7 @@ function openFileLimit(): number | null {
 }
 
 export async function serveCommand(flags: ServeFlags): Promise<void> {
-  const { app, store, url, settings } = await startServer(flags);
+  const { app, url, settings } = await startServer(flags);
   const files = openFileLimit();
   // Each open driver connection is a file descriptor: a low limit caps the waiting long-polls.
   if (files !== null && files < 10_240)
@@ -64,10 +62,10 @@ export async function serveCommand(flags: ServeFlags): Promise<void> {
       `cap-kernel: warning: open-file limit is ${files}, so at most about ${files - 64} drivers can hold a connection; raise it (ulimit -n, systemd LimitNOFILE)\n`,
     );
   process.stderr.write(
-    `cap-kernel: listening on ${url} (store ${store.kind}, lease ${settings.leaseSeconds}s, maxAttempts ${settings.maxAttempts}, profile ${settings.profile})\n`,
+    `cap-kernel: listening on ${url} (store ${app.kernel.health.storeKind}, lease ${settings.leaseSeconds}s, maxAttempts ${settings.maxAttempts}, profile ${settings.profile})\n`,
   );
   await closeOnSignals(async () => {
     await app.close();
-    await store.close();
+    await app.kernel.close();
   });
 }

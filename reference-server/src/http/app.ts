@@ -1,5 +1,5 @@
 /**
- * buildApp({store, config}): the kernel as a Fastify app — CAP under /api/agents/runtime, the admin
+ * buildApp({store | db, config}): the kernel as a Fastify app — CAP under /api/agents/runtime, the admin
  * surface under /api, ops routes — with one error shape, JSON-only bodies, metrics and redacted logs.
  * close() is graceful: long-polls are released with [] first, in-flight requests finish, new ones get 503.
  * Routes stay thin; every rule lives in the services (src/services), every query in the store.
@@ -10,9 +10,8 @@ import type { Logger } from "pino";
 import type { Clock } from "../clock.js";
 import type { KernelConfig } from "../config.js";
 import { fail } from "../errors/registry.js";
-import { createKernel, type Kernel } from "../kernel.js";
+import { createKernel, type Kernel, openKernel, type Store } from "../kernel.js";
 import { type ProfileName, wireProfile } from "../profiles/index.js";
-import type { Store } from "../store/contract.js";
 import { installJsonOnly } from "./content-type.js";
 import { installErrorHandling } from "./errors.js";
 import { installGracefulClose } from "./graceful-close.js";
@@ -24,8 +23,9 @@ import { opsRoutes } from "./routes/ops.js";
 import "./types.js";
 import { Validators } from "./validation.js";
 
-export interface BuildAppOptions {
-  store: Store;
+export type BuildAppOptions = AppOptions & ({ store: Store } | { db: string });
+
+interface AppOptions {
   config?: Partial<KernelConfig>;
   clock?: Clock;
   /** The wire dialect of the CAP routes (src/profiles): `cap` (default, CAP v1 exactly) or `production`. */
@@ -43,12 +43,15 @@ let validatorsCache: Validators | null = null;
 
 export async function buildApp(options: BuildAppOptions): Promise<KernelApp> {
   const metrics = createMetrics();
-  const kernel = createKernel({
-    store: options.store,
+  const kernelOptions = {
     ...(options.config ? { config: options.config } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     observer: metrics.observer,
-  });
+  };
+  const kernel =
+    "db" in options
+      ? await openKernel({ ...kernelOptions, db: options.db })
+      : createKernel({ ...kernelOptions, store: options.store });
   validatorsCache ??= new Validators();
   const validators = validatorsCache;
   const logger =
@@ -79,11 +82,7 @@ export async function buildApp(options: BuildAppOptions): Promise<KernelApp> {
   app.decorateRequest("user", null);
   installJsonOnly(app);
   installErrorHandling(app);
-  metrics.bindLive(
-    kernel.store,
-    () => kernel.hub.waiterCount(),
-    () => kernel.store.failExhausted({ now: kernel.clock.now(), maxAttempts: kernel.config.maxAttempts }),
-  );
+  metrics.bindLive(kernel.health.queueStats, () => kernel.hub.waiterCount());
 
   app.addHook("onRequest", async () => {
     if (closing) fail("unavailable", "The kernel is shutting down.");

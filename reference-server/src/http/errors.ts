@@ -6,7 +6,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { type ErrorCode, errorEntry, KernelError } from "../errors/registry.js";
-import { StoreUnavailableError } from "../store/contract.js";
+import { StoreUnavailableError } from "../kernel.js";
 
 /** Seconds a client should wait before retrying while the store is out (a restart takes about that). */
 export const STORE_RETRY_AFTER_S = 1;

@@ -2,10 +2,12 @@
  * Prometheus metrics on a registry of this app's own: HTTP requests by method, route template and status,
  * with a latency histogram; queue depth by stored state and dead letters (read from the store at scrape
  * time); lease expiries and events moved to failed (counted by the events service); waiting long-polls.
+ * Must never write: a scrape only reads (an exhausted event counts as leased until a claim, the queue view
+ * or the dead-letter list moves it to failed).
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import type { Kernel } from "../kernel.js";
 import type { EventsObserver } from "../services/events-observer.js";
-import type { Store } from "../store/contract.js";
 
 export function createMetrics() {
   const registry = new Registry();
@@ -48,15 +50,14 @@ export function createMetrics() {
       duration.observe(labels, seconds);
     },
     /** Gauges that read live state; call once the store and the wake hub exist. */
-    bindLive(store: Store, waiters: () => number, beforeScrape: () => Promise<unknown>) {
+    bindLive(queueStats: Kernel["health"]["queueStats"], waiters: () => number) {
       new Gauge({
         name: "cap_queue_events",
         help: "Events by stored state (leased includes leases that have ended but were not yet re-claimed)",
         labelNames: ["state"],
         registers: [registry],
         async collect() {
-          await beforeScrape();
-          const stats = await store.queueStats();
+          const stats = await queueStats();
           for (const [state, n] of Object.entries(stats)) this.set({ state }, n);
         },
       });
@@ -65,7 +66,7 @@ export function createMetrics() {
         help: "Events in the failed state (dead letters), re-queueable by an operator",
         registers: [registry],
         async collect() {
-          this.set((await store.queueStats()).failed);
+          this.set((await queueStats()).failed);
         },
       });
       new Gauge({

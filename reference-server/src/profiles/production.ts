@@ -8,8 +8,8 @@
  * conformance/baselines/production.yaml; docs/mocking-production.md explains it for driver authors.
  */
 import type { IncomingHttpHeaders } from "node:http";
+import type { EventRecord } from "../kernel.js";
 import { wireEvent } from "../services/events.js";
-import type { EventRecord } from "../store/contract.js";
 import type { PostedMessage, WireProfile } from "./wire-profile.js";
 
 /**

@@ -4,7 +4,7 @@
  * each other.
  */
 import type { IncomingHttpHeaders } from "node:http";
-import type { EventRecord } from "../store/contract.js";
+import type { EventRecord } from "../kernel.js";
 import type { ProfileName } from "./names.js";
 
 /** What a route knows about a message an agent just posted (the service's answer plus the request). */

@@ -1,15 +1,17 @@
 /**
  * Messages: agents and humans post into pods (message insert, fan-out events and the Idempotency-Key
  * record in ONE transaction), and read a pod's recent messages. Check order follows CAP's precedence:
- * pod access (403), size (413), reply target (400), idempotency (422).
+ * pod access (403), size (413), reply target (400), idempotency (422). Who may read or post in a pod is
+ * decided here: an agent installed in it, a human member (or a kernel admin).
  * Must never let a body name its author, or commit a message without its events.
  */
 import { iso } from "../clock.js";
 import { fail } from "../errors/registry.js";
 import { newId, sha256Hex } from "../secrets.js";
 import type { MessageAuthor, MessageRecord, StoreOps } from "../store/contract.js";
+import { requirePodMember } from "./access.js";
 import { canonicalJson } from "./canonical-json.js";
-import type { AgentCaller, ServiceDeps } from "./deps.js";
+import type { AgentCaller, ServiceDeps, UserCaller } from "./deps.js";
 import { fanOut } from "./fan-out.js";
 
 export interface PostMessageBody {
@@ -115,26 +117,36 @@ export function createMessagesService(deps: ServiceDeps) {
       });
     },
 
-    async postAsHuman(userId: string, userName: string, podId: string, body: PostMessageBody) {
+    async postAsHuman(user: UserCaller, podId: string, body: PostMessageBody) {
+      await requirePodMember(store, user, podId);
       checkContent(body.content);
-      const author: MessageAuthor = { kind: "human", id: userId, name: userName };
+      const author: MessageAuthor = { kind: "human", id: user.userId, name: user.name };
       const message = await store.transaction((tx) => insert(tx, podId, author, body));
       return { id: message.id, createdAt: iso(message.createdAt) };
     },
 
-    /** Newest first; `before` must name a message of this pod (CAP-READ-3). */
+    /**
+     * The pod's messages as `viewer` may read them (an installed agent: 403 not_installed otherwise; a
+     * member human or kernel admin: 404 pod_not_found otherwise), newest first; `before` must name a
+     * message of this pod (CAP-READ-3); `self` is relative to the viewer.
+     */
     async list(
+      viewer: AgentCaller | UserCaller,
       podId: string,
-      limit: number,
-      before: string | undefined,
-      viewer: { kind: string; id: string },
+      { limit, before }: { limit: number; before?: string | undefined },
     ) {
+      if (viewer.kind === "agent") await requireInstalled(store, viewer.agentId, podId);
+      else await requirePodMember(store, viewer, podId);
+      const self =
+        viewer.kind === "agent"
+          ? { kind: "agent", id: viewer.agentId }
+          : { kind: "human", id: viewer.userId };
       if (before !== undefined) {
         const anchor = await store.getMessage(before);
         if (!anchor || anchor.podId !== podId) fail("message_not_in_pod");
       }
       const rows = await store.listMessages({ podId, limit, ...(before !== undefined ? { before } : {}) });
-      return rows.map((m) => wireMessage(m, viewer));
+      return rows.map((m) => wireMessage(m, self));
     },
   };
 }

@@ -115,6 +115,22 @@ export function createOperatorService(deps: ServiceDeps, registry: RegistryServi
     deadLettersDirect,
     requeueDirect,
 
+    // Operator reads without permission checks, for the CLI acting on the database and for the driver
+    // suite's judge: the stored truth, not the wire view.
+    /** The pod with this id, else the pods with this name. */
+    async findPods(ref: string) {
+      const byId = await store.getPod(ref);
+      return byId ? [byId] : store.findPodsByName(ref);
+    },
+    /** Users not deleted, oldest first. */
+    liveUsers: async () => (await store.listUsers()).filter((u) => u.deletedAt === null),
+    /** Revokes a runtime token by id; false when there is no live token with it. */
+    revokeTokenDirect: (tokenId: string) => store.revokeRuntimeToken(tokenId, clock.now()),
+    /** One event as stored. */
+    eventDirect: (eventId: string) => store.getEvent(eventId),
+    /** A pod's events as stored (all agents), newest first. */
+    podEventsDirect: (podId: string, limit: number) => store.listPodEvents({ podId, limit }),
+
     async emit(user: UserCaller, input: EmitInput) {
       await requirePodAdmin(store, user, input.podId);
       return emitDirect(input);

@@ -119,9 +119,13 @@ export function createRegistryService({ store, clock }: ServiceDeps, tokens: Tok
     return rec;
   }
 
-  async function activeInstallation(podId: string, agentName: string, instanceId = "default") {
+  async function findActiveInstallation(podId: string, agentName: string, instanceId = "default") {
     const identity = await store.findAgentIdentity(agentName, instanceId);
-    const inst = identity ? await store.findActiveInstallation(identity.id, podId) : null;
+    return identity ? store.findActiveInstallation(identity.id, podId) : null;
+  }
+
+  async function activeInstallation(podId: string, agentName: string, instanceId = "default") {
+    const inst = await findActiveInstallation(podId, agentName, instanceId);
     if (!inst) fail("installation_not_found");
     return inst;
   }
@@ -130,6 +134,10 @@ export function createRegistryService({ store, clock }: ServiceDeps, tokens: Tok
     installIn,
     publishAs,
     activeInstallation,
+    findActiveInstallation,
+
+    /** The published agent with this name, or null. */
+    get: (name: string) => store.getRegistryAgent(name),
 
     publish: (user: UserCaller, manifest: Record<string, unknown> & { name: string }) =>
       publishAs(user.userId, user.isAdmin, manifest),

@@ -51,6 +51,13 @@ export function createUsersService({ store, clock }: ServiceDeps, tokens: Tokens
       return store.transaction((tx) => tokens.issueUserToken(tx, userId, label));
     },
 
+    /** The caller's own record (the token that authenticated it proves it is live). */
+    async me(caller: UserCaller) {
+      const user = await store.getUser(caller.userId);
+      if (!user) fail("user_not_found");
+      return user;
+    },
+
     async list(caller: UserCaller) {
       requireKernelAdmin(caller);
       return store.listUsers();

@@ -24,7 +24,7 @@ async function setup() {
 
 describe("events service (virtual time)", () => {
   it("redelivers exactly at lease end, retires after maxAttempts, and renews only the live delivery", async () => {
-    const { k, clock, caller, emit, poll } = await setup();
+    const { k, clock, caller, emit, poll, store } = await setup();
     const { id } = await emit();
     expect((await poll()).map((e) => e.attempts)).toEqual([1]);
     clock.advance(29_999);
@@ -37,7 +37,7 @@ describe("events service (virtual time)", () => {
     await expect(k.events.renew(caller, id, 1)).rejects.toMatchObject({ code: "lease_lost" });
     clock.advance(30_000);
     expect(await poll()).toEqual([]);
-    expect((await k.store.getEvent(id))?.state).toBe("failed");
+    expect((await store.getEvent(id))?.state).toBe("failed");
     await k.events.ack(caller, id, null);
     await expect(k.events.ack(caller, "evt_x", null)).rejects.toMatchObject({ code: "event_not_found" });
   });

@@ -3,13 +3,12 @@
  * join codes. Humans post through the same messages service as agents, so fan-out is identical.
  */
 import type { FastifyInstance } from "fastify";
-import { requirePodMember } from "../../services/access.js";
+import type { PodRole } from "../../kernel.js";
 import { wireDecision } from "../../services/decisions.js";
 import { wireJoinCode } from "../../services/joins.js";
 import type { PostMessageBody } from "../../services/messages.js";
 import { wireMember, wirePod } from "../../services/pods.js";
 import { wireInstallation } from "../../services/registry.js";
-import type { PodRole } from "../../store/contract.js";
 import { checks } from "../request-checks.js";
 import type { RouteDeps } from "../types.js";
 
@@ -57,11 +56,9 @@ export async function adminPodRoutes(app: FastifyInstance, { kernel, validators 
     { preValidation: checks({ body: validators.adminModel("HumanPostMessageRequest") }) },
     async (req, reply) => {
       const { podId } = req.params as { podId: string };
-      const user = req.user!;
-      await requirePodMember(kernel.store, user, podId);
       return reply
         .code(201)
-        .send(await kernel.messages.postAsHuman(user.userId, user.name, podId, req.body as PostMessageBody));
+        .send(await kernel.messages.postAsHuman(req.user!, podId, req.body as PostMessageBody));
     },
   );
 
@@ -71,10 +68,7 @@ export async function adminPodRoutes(app: FastifyInstance, { kernel, validators 
     async (req) => {
       const { podId } = req.params as { podId: string };
       const { limit, before } = req.query as { limit: number; before?: string };
-      await requirePodMember(kernel.store, req.user!, podId);
-      return {
-        messages: await kernel.messages.list(podId, limit, before, { kind: "human", id: req.user!.userId }),
-      };
+      return { messages: await kernel.messages.list(req.user!, podId, { limit, before }) };
     },
   );
 

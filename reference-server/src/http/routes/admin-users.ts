@@ -7,10 +7,7 @@ import { checks } from "../request-checks.js";
 import type { RouteDeps } from "../types.js";
 
 export async function adminUserRoutes(app: FastifyInstance, { kernel, validators }: RouteDeps) {
-  app.get("/users/me", async (req) => {
-    const u = await kernel.store.getUser(req.user!.userId);
-    return wireUser(u!);
-  });
+  app.get("/users/me", async (req) => wireUser(await kernel.users.me(req.user!)));
 
   app.get("/users", async (req) => ({ users: (await kernel.users.list(req.user!)).map(wireUser) }));
 

@@ -47,12 +47,7 @@ export async function capMessageRoutes(app: FastifyInstance, { kernel, validator
     async (req) => {
       const { podId } = req.params as { podId: string };
       const { limit, before } = req.query as { limit: number; before?: string };
-      await kernel.messages.requireInstalled(kernel.store, req.agent!.agentId, podId);
-      const messages = await kernel.messages.list(podId, limit, before, {
-        kind: "agent",
-        id: req.agent!.agentId,
-      });
-      return { messages };
+      return { messages: await kernel.messages.list(req.agent!, podId, { limit, before }) };
     },
   );
 }
