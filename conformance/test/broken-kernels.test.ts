@@ -6,6 +6,12 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import {
+  freshSqliteUrl,
+  provisionConformance,
+  startKernel,
+  type TestKernel,
+} from "@commonly/cap-kernel/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allChecks } from "../src/checks/index.js";
 import { loadManifest } from "../src/requirements.js";
@@ -13,18 +19,17 @@ import { matches } from "../src/runner/select.js";
 import type { BrokenEnv } from "./broken/env.js";
 import { brokenKernels } from "./broken/index.js";
 import { type Mutation, reply, startProxy } from "./broken/proxy.js";
-import { provisionFixture, type RunningKernel, sqliteUrl, startKernel } from "./support/kernel.js";
 import { runCli } from "./support/run-cli.js";
 
-let kernel: RunningKernel;
+let kernel: TestKernel;
 let fixturePath: string;
 let env: BrokenEnv;
 const out = mkdtempSync(join(tmpdir(), "cap-conformance-broken-"));
 
 beforeAll(async () => {
-  const db = sqliteUrl();
-  kernel = await startKernel({ db, leaseSeconds: 1, maxAttempts: 3 });
-  const { path, fixture } = await provisionFixture({
+  const db = freshSqliteUrl();
+  kernel = await startKernel({ db, leaseSeconds: 1, maxAttempts: 3, provision: false });
+  const { path, fixture } = await provisionConformance({
     db,
     leaseSeconds: 1,
     maxAttempts: 3,

@@ -8,23 +8,28 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
+import {
+  freshSqliteUrl,
+  provisionConformance,
+  startKernel,
+  type TestKernel,
+} from "@commonly/cap-kernel/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allChecks } from "../src/checks/index.js";
 import { type RunningProxy, reply, startProxy } from "./broken/proxy.js";
-import { provisionFixture, type RunningKernel, sqliteUrl, startKernel } from "./support/kernel.js";
 import { runCli } from "./support/run-cli.js";
 
 const dir = mkdtempSync(join(tmpdir(), "cap-conformance-cli-"));
-let kernel: RunningKernel;
+let kernel: TestKernel;
 let db: string;
 let fixturePath: string;
 let fixture: Record<string, unknown>;
 const proxies: RunningProxy[] = [];
 
 beforeAll(async () => {
-  db = sqliteUrl();
-  kernel = await startKernel({ db, leaseSeconds: 1, maxAttempts: 3 });
-  ({ path: fixturePath, fixture } = await provisionFixture({
+  db = freshSqliteUrl();
+  kernel = await startKernel({ db, leaseSeconds: 1, maxAttempts: 3, provision: false });
+  ({ path: fixturePath, fixture } = await provisionConformance({
     db,
     leaseSeconds: 1,
     maxAttempts: 3,

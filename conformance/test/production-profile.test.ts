@@ -7,18 +7,23 @@
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import {
+  freshSqliteUrl,
+  provisionConformance,
+  startKernel,
+  type TestKernel,
+} from "@commonly/cap-kernel/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 // @ts-expect-error — a plain .mjs script without type declarations.
 import { BASELINE, CAP_MD, currentAppendix, renderAppendix } from "../scripts/production-appendix.mjs";
 import { parseBaseline } from "../src/baseline.js";
-import { provisionFixture, type RunningKernel, sqliteUrl, startKernel } from "./support/kernel.js";
 import { runCli } from "./support/run-cli.js";
 
 const baselineText = readFileSync(BASELINE, "utf8");
 const listed = parseBaseline(baselineText, BASELINE).entries.map((e) => e.check);
 
-const kernels: RunningKernel[] = [];
+const kernels: TestKernel[] = [];
 afterAll(async () => {
   for (const k of kernels) await k.stop();
 });
@@ -29,10 +34,10 @@ interface ReportCheck {
 }
 
 async function runAgainstProductionProfile(extra: string[]) {
-  const opts = { db: sqliteUrl(), leaseSeconds: 1, maxAttempts: 3 };
-  const kernel = await startKernel({ ...opts, profile: "production" });
+  const opts = { db: freshSqliteUrl(), leaseSeconds: 1, maxAttempts: 3 };
+  const kernel = await startKernel({ ...opts, profile: "production", provision: false });
   kernels.push(kernel);
-  const { path } = await provisionFixture({ ...opts, baseUrl: kernel.url });
+  const { path } = await provisionConformance({ ...opts, baseUrl: kernel.url });
   const out = join(mkdtempSync(join(tmpdir(), "cap-conformance-production-")), "report.json");
   const cli = await runCli(["run", "--fixture", path, "--report", `json=${out}`, ...extra]);
   if (!existsSync(out))

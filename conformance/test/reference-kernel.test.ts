@@ -7,11 +7,18 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import {
+  freshPgSchema,
+  freshSqliteUrl,
+  pgSkipReason,
+  pgTestUrl,
+  provisionConformance,
+  startKernel,
+  type TestKernel,
+} from "@commonly/cap-kernel/testing";
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { afterAll, describe, expect, it } from "vitest";
-import { provisionFixture, type RunningKernel, sqliteUrl, startKernel } from "./support/kernel.js";
-import { freshDatabase, pgSkipReason, pgUrl } from "./support/postgres.js";
 import { runCli } from "./support/run-cli.js";
 
 const baseline = join(import.meta.dirname, "reference-kernel.expected-failures.yaml");
@@ -23,7 +30,7 @@ addFormats.default(ajv);
 const validateReport = ajv.compile(schema);
 
 const CLAIMS = ["release", "batch-ack", "poll-replay"];
-const kernels: RunningKernel[] = [];
+const kernels: TestKernel[] = [];
 const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {
   for (const k of kernels) await k.stop();
@@ -32,15 +39,15 @@ afterAll(async () => {
 
 async function suiteAgainst(db: string, replicas: number) {
   const opts = { db, leaseSeconds: 1, maxAttempts: 3 };
-  const first = await startKernel(opts);
+  const first = await startKernel({ ...opts, provision: false });
   kernels.push(first);
   const urls = [first.url];
   for (let i = 1; i < replicas; i++) {
-    const k = await startKernel(opts);
+    const k = await startKernel({ ...opts, provision: false });
     kernels.push(k);
     urls.push(k.url);
   }
-  const { path } = await provisionFixture({ ...opts, baseUrl: first.url });
+  const { path } = await provisionConformance({ ...opts, baseUrl: first.url });
   const out = mkdtempSync(join(tmpdir(), "cap-conformance-reports-"));
   const reports = ["json", "junit", "markdown", "html"].map((f) => `${f}=${join(out, `report.${f}`)}`);
   const args = [
@@ -81,7 +88,7 @@ function expectAllPassed(result: Awaited<ReturnType<typeof suiteAgainst>>) {
 
 describe("cap-conformance against the reference kernel", () => {
   it("passes every check on SQLite, and writes a JSON report that matches the published schema", async () => {
-    const run = await suiteAgainst(sqliteUrl(), 1);
+    const run = await suiteAgainst(freshSqliteUrl(), 1);
     expectAllPassed(run);
     expect(validateReport(run.report), JSON.stringify(validateReport.errors)).toBe(true);
     const junit = readFileSync(join(run.out, "report.junit"), "utf8");
@@ -94,16 +101,19 @@ describe("cap-conformance against the reference kernel", () => {
     expect(JSON.stringify(run.report)).not.toMatch(/cm_agent_[0-9a-f]{64}/);
   });
 
-  it.skipIf(!pgUrl)(`passes every check on PostgreSQL${pgUrl ? "" : ` (${pgSkipReason})`}`, async () => {
-    const db = await freshDatabase();
-    cleanups.push(db.drop);
-    expectAllPassed(await suiteAgainst(db.url, 1));
-  });
-
-  it.skipIf(!pgUrl)(
-    `passes every check on two PostgreSQL replicas given as two --url${pgUrl ? "" : ` (${pgSkipReason})`}`,
+  it.skipIf(!pgTestUrl)(
+    `passes every check on PostgreSQL${pgTestUrl ? "" : ` (${pgSkipReason})`}`,
     async () => {
-      const db = await freshDatabase();
+      const db = await freshPgSchema("cap_conformance");
+      cleanups.push(db.drop);
+      expectAllPassed(await suiteAgainst(db.url, 1));
+    },
+  );
+
+  it.skipIf(!pgTestUrl)(
+    `passes every check on two PostgreSQL replicas given as two --url${pgTestUrl ? "" : ` (${pgSkipReason})`}`,
+    async () => {
+      const db = await freshPgSchema("cap_conformance");
       cleanups.push(db.drop);
       const run = await suiteAgainst(db.url, 2);
       expectAllPassed(run);

@@ -5,17 +5,16 @@
  */
 import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { eventually, startKernel, type TestKernel } from "@commonly/cap-kernel/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Commonly } from "../helpers/commonly.js";
-import { waitUntil } from "../helpers/deadline.js";
-import { TestKernel } from "../helpers/kernel.js";
 
 let kernel: TestKernel;
 let c: Commonly;
 beforeAll(async () => {
-  kernel = await new TestKernel().start();
+  kernel = await startKernel();
 });
-afterAll(() => kernel?.dispose());
+afterAll(() => kernel?.stop());
 afterEach(async () => {
   await c?.dispose();
 });
@@ -44,7 +43,7 @@ describe("commonly agent attach + run against the reference kernel", () => {
     await run.waitFor(/→ posted \(\d+ bytes\)/);
     expect(run.stdout).toContain('[s1] ← message.posted "hello stub, are you there?"');
     expect(run.stdout).toContain('[s1] spawning: stub "lily (human): hello stub, are you there?"');
-    const acked = await waitUntil(
+    const acked = await eventually(
       async () => (await kernel.queue("s1")).find((e) => e.state === "acked"),
       "s1 acks",
     );
@@ -157,7 +156,10 @@ describe("commonly agent attach + run against the reference kernel", () => {
     writeFileSync(join(c.home, "sessions", "dup1.events.json"), JSON.stringify({ ids: [pending!.id] }));
     const run = await ready("dup1");
     await run.waitFor(new RegExp(`↺ ${pending!.id} was handled before; re-acked without spawning`));
-    await waitUntil(async () => (await kernel.queue("dup1"))[0]?.state === "acked", "the duplicate is acked");
+    await eventually(
+      async () => (await kernel.queue("dup1"))[0]?.state === "acked",
+      "the duplicate is acked",
+    );
     expect(c.calls({ cli: "claude" })).toEqual([]);
     expect((await kernel.messages()).some((m) => m.author.name === "dup1")).toBe(false);
     await run.stop();
@@ -180,7 +182,7 @@ describe("commonly agent attach + run against the reference kernel", () => {
     expect(earlier.status).toBe(201);
     const run = await ready("idem1");
     await run.waitFor(/had been posted by an earlier attempt/);
-    await waitUntil(async () => (await kernel.queue("idem1"))[0]?.state === "acked", "idem1 acks");
+    await eventually(async () => (await kernel.queue("idem1"))[0]?.state === "acked", "idem1 acks");
     expect(c.calls({ cli: "claude", event: "call" })).toHaveLength(1);
     const posted = (await kernel.messages()).filter((m) => m.author.name === "idem1");
     expect(posted.map((m) => m.content)).toEqual(["the answer of the attempt that crashed"]);
@@ -203,7 +205,7 @@ describe("commonly agent attach + run against the reference kernel", () => {
 
     const tick = await kernel.emit("big1", "heartbeat.tick", { tickAt: new Date().toISOString() });
     await run.waitFor(/← heartbeat.tick\n.*\n\[big1\] HEARTBEAT_OK \(no work\)/);
-    await waitUntil(
+    await eventually(
       async () => (await kernel.queue("big1")).find((e) => e.id === tick)?.state === "acked",
       "tick acked",
     );
@@ -266,9 +268,8 @@ describe("commonly agent attach + run against the reference kernel", () => {
     expect(detached.stdout).toContain("✓ Runtime token revoked");
     expect(detached.stdout).toContain(`✓ Agent 'det1' uninstalled from pod ${kernel.podId}`);
     expect((await kernel.cap(runtimeToken, "GET", "/memory")).status).toBe(401);
-    const pod = await kernel.admin<{ installations: Array<{ agentName: string }> }>(
-      "GET",
-      `/pods/${kernel.podId}`,
+    const pod = await kernel.admin.get<{ installations: Array<{ agentName: string }> }>(
+      `/api/pods/${kernel.podId}`,
     );
     expect(pod.installations.map((i) => i.agentName)).not.toContain("det1");
     expect((await c.exec(["agent", "list", "--json"])).stdout.trim()).toBe("[]");

@@ -8,6 +8,7 @@
  * Release with the circuit's delay is tested in release.test.ts, on real time.
  */
 import { delimiter } from "node:path";
+import { eventually, startKernel, type TestKernel } from "@commonly/cap-kernel/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { getAdapter } from "../../src/adapters/registry.js";
 import type { Terminal } from "../../src/cli/terminal.js";
@@ -15,16 +16,14 @@ import { createReporter } from "../../src/loop/reporter.js";
 import { runAgent } from "../../src/loop/run-agent.js";
 import { createLogger } from "../../src/state/logger.js";
 import { Commonly } from "../helpers/commonly.js";
-import { waitUntil } from "../helpers/deadline.js";
 import { FIXTURE_BIN } from "../helpers/fake-cli.js";
-import { TestKernel } from "../helpers/kernel.js";
 
 let kernel: TestKernel;
 let c: Commonly;
 beforeAll(async () => {
-  kernel = await new TestKernel({ leaseSeconds: 1, maxAttempts: 20 }).start();
+  kernel = await startKernel({ leaseSeconds: 1, maxAttempts: 20 });
 });
-afterAll(() => kernel?.dispose());
+afterAll(() => kernel?.stop());
 afterEach(async () => {
   await c?.dispose();
 });
@@ -142,7 +141,10 @@ describe("retry circuit on CLI failures (in-process loop, injected clock and sle
     // The loop actually waited (virtually) exactly the circuit's delays, in order.
     expect(waits.skipped).toEqual([r1, r2, q1, x3].map((f) => f!.nextDelayMs));
     expect(summary).toMatchObject({ handled: 3, failures: 6 });
-    await waitUntil(async () => (await kernel.queue("circ1")).every((e) => e.state === "acked"), "all acked");
+    await eventually(
+      async () => (await kernel.queue("circ1")).every((e) => e.state === "acked"),
+      "all acked",
+    );
     expect((await kernel.queue("circ1")).map((e) => e.attempts)).toEqual([4, 2, 3]);
   });
 });

@@ -3,18 +3,18 @@
  * a crash is not acked and the redelivery succeeds, a hanging CLI is killed at the timeout, and a
  * turn three times longer than the lease keeps its lease (renewed) instead of being redelivered.
  */
+
+import { eventually, type QueuedEvent, startKernel, type TestKernel } from "@commonly/cap-kernel/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Commonly } from "../helpers/commonly.js";
-import { waitUntil } from "../helpers/deadline.js";
 import { alive } from "../helpers/fake-cli.js";
-import { type QueuedEvent, TestKernel } from "../helpers/kernel.js";
 
 let kernel: TestKernel;
 let c: Commonly;
 beforeAll(async () => {
-  kernel = await new TestKernel({ leaseSeconds: 1 }).start();
+  kernel = await startKernel({ leaseSeconds: 1 });
 });
-afterAll(() => kernel?.dispose());
+afterAll(() => kernel?.stop());
 afterEach(async () => {
   await c?.dispose();
 });
@@ -29,7 +29,7 @@ async function started(name: string, extra: string[], env: Record<string, string
 }
 
 const ackedEvent = (name: string) =>
-  waitUntil(
+  eventually(
     async () => (await kernel.queue(name)).find((e) => e.state === "acked"),
     `${name} acks its event`,
   );
@@ -65,7 +65,7 @@ describe("failed and long turns against the reference kernel", () => {
     expect((await ackedEvent("hang1")).attempts).toBe(2);
     const [hung] = c.calls({ cli: "claude", event: "hanging" });
     expect(c.calls({ cli: "claude", event: "sigterm-ignored" })).toHaveLength(1);
-    await waitUntil(() => !alive(hung!.pid), "the hung fake claude is gone");
+    await eventually(() => !alive(hung!.pid), "the hung fake claude is gone");
     const failed = c.log("hang1").find((e) => e.msg === "turn_failed");
     expect(failed).toMatchObject({ failureClass: "runtime", adapterKind: "timeout" });
     expect(run.stdout).toMatch(/claude timed out after 1000 ms and was killed \(SIGKILL\)/);
@@ -76,7 +76,7 @@ describe("failed and long turns against the reference kernel", () => {
     const run = await started("slow1", [], { FAKE_CLI_MODE: "slow", FAKE_CLI_DELAY_MS: "3000" });
     const asked = await kernel.say("think slowly");
     const seen: QueuedEvent[] = [];
-    const reply = await waitUntil(
+    const reply = await eventually(
       async () => {
         const [event] = await kernel.queue("slow1");
         if (event && event.state !== "acked") seen.push(event);
@@ -99,7 +99,7 @@ describe("failed and long turns against the reference kernel", () => {
     const run = await started("int1", [], { FAKE_CLI_MODE: "hang" });
     await kernel.say("this will never finish");
     await run.waitFor(/spawning: claude/);
-    const hung = await waitUntil(
+    const hung = await eventually(
       () => c.calls({ cli: "claude", event: "hanging" })[0],
       "the fake claude hangs",
     );

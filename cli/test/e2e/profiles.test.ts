@@ -3,10 +3,10 @@
  * `--profile production` the kernel sends `chat.mention` and `heartbeat` and answers posts and acks with
  * `{success, …}`; the CLI answers the mention and handles the heartbeat either way.
  */
+
+import { eventually, startKernel, type TestKernel } from "@commonly/cap-kernel/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Commonly } from "../helpers/commonly.js";
-import { waitUntil } from "../helpers/deadline.js";
-import { TestKernel } from "../helpers/kernel.js";
 
 describe.each([
   ["cap", "mention.received", "heartbeat.tick"],
@@ -15,9 +15,9 @@ describe.each([
   let kernel: TestKernel;
   let c: Commonly;
   beforeAll(async () => {
-    kernel = await new TestKernel({ profile }).start();
+    kernel = await startKernel({ profile });
   });
-  afterAll(() => kernel?.dispose());
+  afterAll(() => kernel?.stop());
   afterEach(async () => {
     await c?.dispose();
   });
@@ -36,7 +36,7 @@ describe.each([
 
     const tick = await kernel.emit("p-stub", "heartbeat.tick", { tickAt: new Date().toISOString() });
     await run.waitFor(new RegExp(`← ${heartbeatType.replace(".", "\\.")}\\n`));
-    await waitUntil(
+    await eventually(
       async () => (await kernel.queue("p-stub")).find((e) => e.id === tick && e.state === "acked"),
       "the heartbeat is acked",
     );

@@ -5,18 +5,18 @@
  * turn (and the killed turn itself), and `commonly agent logs` shows every release. Deadlines are
  * shorter than the lease, so no pass can be a lease running out.
  */
+
+import { eventually, startKernel, type TestKernel } from "@commonly/cap-kernel/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Commonly } from "../helpers/commonly.js";
-import { waitUntil } from "../helpers/deadline.js";
 import { alive } from "../helpers/fake-cli.js";
-import { TestKernel } from "../helpers/kernel.js";
 
 let kernel: TestKernel;
 let c: Commonly;
 beforeAll(async () => {
-  kernel = await new TestKernel({ leaseSeconds: 30 }).start();
+  kernel = await startKernel({ leaseSeconds: 30 });
 });
-afterAll(() => kernel?.dispose());
+afterAll(() => kernel?.stop());
 afterEach(async () => {
   await c?.dispose();
 });
@@ -53,7 +53,7 @@ describe("commonly agent run releases what it holds", () => {
     await kernel.say("first: this turn hangs");
     await kernel.say("second: this one waits behind it");
     const run = c.start(["agent", "run", "rel2"], { FAKE_CLI_MODE: "hang" });
-    const hung = await waitUntil(
+    const hung = await eventually(
       () => c.calls({ cli: "claude", event: "hanging" })[0],
       "the fake claude hangs on the first turn",
     );
@@ -64,7 +64,7 @@ describe("commonly agent run releases what it holds", () => {
 
     run.child.kill("SIGINT");
     await run.waitFor(/↩ released \S+ \(not started: the driver is stopping\); back at once/);
-    const waiting = await waitUntil(
+    const waiting = await eventually(
       async () => (await kernel.queue("rel2")).find((e) => e.state === "pending"),
       "the waiting event is pending again",
     );

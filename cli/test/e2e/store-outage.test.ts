@@ -6,11 +6,15 @@
  * once, its event is acked, and new messages are answered as before. Needs root (pg_createcluster).
  */
 
-import { clusterUnavailable, PgCluster } from "@commonly/cap-console/testing";
+import {
+  clusterUnavailable,
+  eventually,
+  PgCluster,
+  startKernel,
+  type TestKernel,
+} from "@commonly/cap-kernel/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Commonly } from "../helpers/commonly.js";
-import { waitUntil } from "../helpers/deadline.js";
-import { TestKernel } from "../helpers/kernel.js";
 
 const skip = clusterUnavailable ? ` (skipped: ${clusterUnavailable})` : "";
 
@@ -20,11 +24,11 @@ describe.skipIf(clusterUnavailable !== null)(`commonly agent run through a Postg
   let c: Commonly;
   beforeAll(async () => {
     cluster = await PgCluster.create();
-    kernel = await new TestKernel({ db: cluster.url, leaseSeconds: 2 }).start();
+    kernel = await startKernel({ db: cluster.url, leaseSeconds: 2 });
   }, 60_000);
   afterAll(async () => {
     await c?.dispose();
-    await kernel?.dispose();
+    await kernel?.stop();
     cluster?.drop();
   });
 
@@ -47,7 +51,7 @@ describe.skipIf(clusterUnavailable !== null)(`commonly agent run through a Postg
 
     const reply = await kernel.replyTo(asked, "rider", 60_000);
     expect(reply.content).toMatch(/claude slow reply: .*answer me across the outage/);
-    await waitUntil(
+    await eventually(
       async () => (await kernel.queue("rider")).every((e) => e.state === "acked"),
       "the event of the outage turn is acked",
       { timeoutMs: 30_000 },

@@ -8,9 +8,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
-import { waitUntil } from "./deadline.js";
+import { eventually, type TestKernel } from "@commonly/cap-kernel/testing";
 import { type FakeCall, FIXTURE_BIN } from "./fake-cli.js";
-import type { TestKernel } from "./kernel.js";
 
 export const COMMONLY_BIN = resolve(import.meta.dirname, "..", "..", "dist", "bin.js");
 
@@ -42,7 +41,7 @@ export class RunningCommonly {
 
   /** Waits until stdout matches `pattern`; returns the match. */
   waitFor(pattern: RegExp, timeoutMs = 30_000): Promise<RegExpExecArray> {
-    return waitUntil(
+    return eventually(
       () => {
         const m = pattern.exec(this.stdout);
         if (!m && this.child.exitCode !== null)
@@ -95,7 +94,7 @@ export class Commonly {
   }
 
   async login(kernel: TestKernel): Promise<void> {
-    const r = await this.exec(["login", "--url", kernel.url, "--token", kernel.adminToken]);
+    const r = await this.exec(["login", "--url", kernel.url, "--token", kernel.human.token]);
     if (r.code !== 0) throw new Error(`login failed: ${r.stdout}${r.stderr}`);
   }
 

@@ -2,9 +2,10 @@
  * The console header names the kernel's wire profile when it is not plain CAP: headless Chromium against a
  * real `cap-kernel --profile production`, and against the default profile, where no badge shows.
  */
+
+import { startKernel, type TestKernel } from "@commonly/cap-kernel/testing";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startKernel, type TestKernel } from "../../src/testing/index.js";
 
 const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"];
 let browser: Browser;

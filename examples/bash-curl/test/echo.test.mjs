@@ -6,7 +6,7 @@
 import { execFileSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { interposeProxy, spawnProcess, startKernel, waitFor } from "@commonly/cap-console/testing";
+import { eventually, interposeProxy, spawnProcess, startKernel } from "@commonly/cap-kernel/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const script = join(dirname(fileURLToPath(import.meta.url)), "..", "echo.sh");
@@ -43,14 +43,15 @@ describe("examples/bash-curl against cap-kernel", () => {
   it("posts the echo threaded under the message, content intact, and acks the event once", async () => {
     const content = `it's "quoted" and costs $5 — ok?`;
     const posted = await kernel.admin.post(`/api/pods/${kernel.podId}/messages`, { content });
-    const reply = await waitFor("the echo reply", async () => {
+    const reply = await eventually(async () => {
       const { messages } = await kernel.admin.get(`/api/pods/${kernel.podId}/messages?limit=20`);
       return messages.find((m) => m.content === `echo: ${content}`);
-    });
+    }, "the echo reply");
     expect(reply.author).toMatchObject({ kind: "agent", name: "echo-sh" });
     expect(reply.replyToMessageId).toBe(posted.id);
-    const ev = await waitFor("the event acked", async () =>
-      (await eventsOf("echo-sh")).find((e) => e.type === "message.posted" && e.state === "acked"),
+    const ev = await eventually(
+      async () => (await eventsOf("echo-sh")).find((e) => e.type === "message.posted" && e.state === "acked"),
+      "the event acked",
     );
     expect(ev.attempts).toBe(1);
   });
@@ -62,10 +63,11 @@ describe("examples/bash-curl against cap-kernel", () => {
       type: "task.assigned",
       payload: { taskId: "t-1", title: "not for an echo" },
     });
-    await waitFor("the task.assigned event acked", async () =>
-      (await eventsOf("echo-sh")).find((e) => e.id === injected.id && e.state === "acked"),
+    await eventually(
+      async () => (await eventsOf("echo-sh")).find((e) => e.id === injected.id && e.state === "acked"),
+      "the task.assigned event acked",
     );
-    await waitFor("the script's log line", () => driver.output().includes(`task.assigned ${injected.id}`));
+    await eventually(() => driver.output().includes(`task.assigned ${injected.id}`), "the script's log line");
     expect(driver.output()).toContain(`task.assigned ${injected.id}: skipped`);
   });
 
@@ -85,22 +87,24 @@ describe("examples/bash-curl against cap-kernel", () => {
     });
     try {
       const posted = await kernel.admin.post(`/api/pods/${kernel.podId}/messages`, { content: "outage" });
-      await waitFor("the rider's ack refused with 503", () => refused.some((r) => r.endsWith("/ack")), {
+      await eventually(() => refused.some((r) => r.endsWith("/ack")), "the rider's ack refused with 503", {
         timeoutMs: 30_000,
       });
       unlock();
-      await waitFor("the rider's event acked", async () =>
-        (await eventsOf("echo-sh-rider")).find(
-          (e) => e.payload?.messageId === posted.id && e.state === "acked",
-        ),
+      await eventually(
+        async () =>
+          (await eventsOf("echo-sh-rider")).find(
+            (e) => e.payload?.messageId === posted.id && e.state === "acked",
+          ),
+        "the rider's event acked",
       );
       await kernel.admin.post(`/api/pods/${kernel.podId}/messages`, { content: "after the outage" });
-      await waitFor("the rider's echo after the outage", async () => {
+      await eventually(async () => {
         const { messages } = await kernel.admin.get(`/api/pods/${kernel.podId}/messages?limit=50`);
         return messages.find(
           (m) => m.content === "echo: after the outage" && m.author.name === "echo-sh-rider",
         );
-      });
+      }, "the rider's echo after the outage");
       const { messages } = await kernel.admin.get(`/api/pods/${kernel.podId}/messages?limit=50`);
       expect(
         messages.filter((m) => m.content === "echo: outage" && m.author.name === "echo-sh-rider"),

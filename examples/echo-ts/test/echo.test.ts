@@ -7,13 +7,13 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
+  eventually,
   interposeProxy,
   type Spawned,
   spawnProcess,
   startKernel,
   type TestKernel,
-  waitFor,
-} from "@commonly/cap-console/testing";
+} from "@commonly/cap-kernel/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const example = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "echo.js");
@@ -52,14 +52,15 @@ describe("examples/echo-ts against cap-kernel", () => {
     const posted = await kernel.admin.post(`/api/pods/${kernel.podId}/messages`, {
       content: "hello, TypeScript",
     });
-    const reply = await waitFor("the echo reply in the pod", async () => {
+    const reply = await eventually(async () => {
       const { messages } = await kernel.admin.get(`/api/pods/${kernel.podId}/messages?limit=20`);
       return messages.find((m: { content: string }) => m.content === "echo: hello, TypeScript");
-    });
+    }, "the echo reply in the pod");
     expect(reply.author).toMatchObject({ kind: "agent", name: "echo-ts" });
     expect(reply.replyToMessageId).toBe(posted.id);
-    const acked = await waitFor("the message.posted event acked", async () =>
-      (await eventsOf("echo-ts")).find((e) => e.type === "message.posted" && e.state === "acked"),
+    const acked = await eventually(
+      async () => (await eventsOf("echo-ts")).find((e) => e.type === "message.posted" && e.state === "acked"),
+      "the message.posted event acked",
     );
     expect(acked.attempts).toBe(1);
   });
@@ -71,12 +72,14 @@ describe("examples/echo-ts against cap-kernel", () => {
       type: "task.assigned",
       payload: { taskId: "t-1", title: "not for an echo" },
     });
-    const settled = await waitFor("the task.assigned event acked", async () =>
-      (await eventsOf("echo-ts")).find((e) => e.id === injected.id && e.state === "acked"),
+    const settled = await eventually(
+      async () => (await eventsOf("echo-ts")).find((e) => e.id === injected.id && e.state === "acked"),
+      "the task.assigned event acked",
     );
     expect(settled.attempts).toBe(1);
-    await waitFor("the driver's log line for it", () =>
-      driver.output().includes(`task.assigned ${injected.id}`),
+    await eventually(
+      () => driver.output().includes(`task.assigned ${injected.id}`),
+      "the driver's log line for it",
     );
     expect(driver.output()).toContain(`task.assigned ${injected.id} attempt 1: skipped`);
   });
@@ -97,23 +100,25 @@ describe("examples/echo-ts against cap-kernel", () => {
     });
     try {
       const posted = await kernel.admin.post(`/api/pods/${kernel.podId}/messages`, { content: "outage" });
-      await waitFor("the rider's ack refused with 503", () => refused.some((r) => r.endsWith("/ack")), {
+      await eventually(() => refused.some((r) => r.endsWith("/ack")), "the rider's ack refused with 503", {
         timeoutMs: 30_000,
       });
       unlock?.();
-      await waitFor("the rider's event acked", async () =>
-        (await eventsOf("echo-ts-rider")).find(
-          (e) => e.payload?.messageId === posted.id && e.state === "acked",
-        ),
+      await eventually(
+        async () =>
+          (await eventsOf("echo-ts-rider")).find(
+            (e) => e.payload?.messageId === posted.id && e.state === "acked",
+          ),
+        "the rider's event acked",
       );
       await kernel.admin.post(`/api/pods/${kernel.podId}/messages`, { content: "after the outage" });
-      await waitFor("the rider's echo after the outage", async () => {
+      await eventually(async () => {
         const { messages } = await kernel.admin.get(`/api/pods/${kernel.podId}/messages?limit=50`);
         return messages.find(
           (m: { content: string; author: { name: string } }) =>
             m.content === "echo: after the outage" && m.author.name === "echo-ts-rider",
         );
-      });
+      }, "the rider's echo after the outage");
       const { messages } = await kernel.admin.get(`/api/pods/${kernel.podId}/messages?limit=50`);
       expect(
         messages.filter(

@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { adminClient, kernelBin, spawnProcess, waitFor } from "@commonly/cap-console/testing";
+import { adminClient, eventually, kernelBin, spawnProcess } from "@commonly/cap-kernel/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
@@ -65,17 +65,18 @@ describe("examples/python-sdk/echo.py in the demo pod", () => {
     const asked = await admin.post(`/api/pods/${seed.podId}/messages`, {
       content: "@helper hello from Python",
     });
-    const reply = await waitFor("the echo of the mention", async () => {
+    const reply = await eventually(async () => {
       const { messages } = await admin.get(`/api/pods/${seed.podId}/messages?limit=50`);
       return messages.find((m) => m.content === "echo: @helper hello from Python");
-    });
+    }, "the echo of the mention");
     expect(reply.author).toMatchObject({ kind: "agent", name: "helper" });
     expect(reply.replyToMessageId).toBe(asked.id);
-    const acked = await waitFor("the mention acked", async () =>
-      (await helperEvents()).find((e) => e.type === "mention.received" && e.state === "acked"),
+    const acked = await eventually(
+      async () => (await helperEvents()).find((e) => e.type === "mention.received" && e.state === "acked"),
+      "the mention acked",
     );
     expect(acked.attempts).toBe(1);
-    await waitFor("the driver's log line", () => driver.output().includes(`mention.received ${acked.id}`));
+    await eventually(() => driver.output().includes(`mention.received ${acked.id}`), "the driver's log line");
     expect(driver.output()).toContain(`mention.received ${acked.id} attempt 1: posted`);
   });
 
@@ -86,10 +87,11 @@ describe("examples/python-sdk/echo.py in the demo pod", () => {
       type: "task.assigned",
       payload: { taskId: "t-1", title: "not for an echo" },
     });
-    await waitFor("the task acked", async () =>
-      (await helperEvents()).find((e) => e.id === injected.id && e.state === "acked"),
+    await eventually(
+      async () => (await helperEvents()).find((e) => e.id === injected.id && e.state === "acked"),
+      "the task acked",
     );
-    await waitFor("the driver's log line", () => driver.output().includes(`task.assigned ${injected.id}`));
+    await eventually(() => driver.output().includes(`task.assigned ${injected.id}`), "the driver's log line");
     expect(driver.output()).toContain(`task.assigned ${injected.id} attempt 1: skipped`);
   });
 

@@ -6,7 +6,7 @@
  */
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { interposeProxy, spawnProcess, startKernel, waitFor } from "@commonly/cap-console/testing";
+import { eventually, interposeProxy, spawnProcess, startKernel } from "@commonly/cap-kernel/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const script = join(dirname(fileURLToPath(import.meta.url)), "..", "echo_driver.py");
@@ -19,10 +19,10 @@ const eventsOf = async (name) =>
     ?.events ?? [];
 
 async function echoOf(content) {
-  return waitFor(`the echo of "${content}"`, async () => {
+  return eventually(async () => {
     const { messages } = await kernel.admin.get(`/api/pods/${kernel.podId}/messages?limit=50`);
     return messages.find((m) => m.content === `echo: ${content}`);
-  });
+  }, `the echo of "${content}"`);
 }
 
 beforeAll(async () => {
@@ -48,8 +48,9 @@ describe("examples/python against cap-kernel", () => {
     const reply = await echoOf("hello, Python");
     expect(reply.author).toMatchObject({ kind: "agent", name: "echo-py" });
     expect(reply.replyToMessageId).toBe(posted.id);
-    const ev = await waitFor("the event acked", async () =>
-      (await eventsOf("echo-py")).find((e) => e.type === "message.posted" && e.state === "acked"),
+    const ev = await eventually(
+      async () => (await eventsOf("echo-py")).find((e) => e.type === "message.posted" && e.state === "acked"),
+      "the event acked",
     );
     expect(ev.attempts).toBe(1);
   });
@@ -57,13 +58,13 @@ describe("examples/python against cap-kernel", () => {
   it("keeps a count of its echoes in memory", async () => {
     await kernel.admin.post(`/api/pods/${kernel.podId}/messages`, { content: "second" });
     await echoOf("second");
-    const memory = await waitFor("memory to count two echoes", async () => {
+    const memory = await eventually(async () => {
       const res = await fetch(`${kernel.url}/api/agents/runtime/memory`, {
         headers: { authorization: `Bearer ${token}` },
       });
       const body = await res.json();
       return body.sections?.long_term?.content?.startsWith("echoes: 2") ? body : undefined;
-    });
+    }, "memory to count two echoes");
     expect(memory.sections.long_term.content).toBe("echoes: 2 (last: second)");
     expect(memory.content).toBe(memory.sections.long_term.content);
     expect(memory.sourceRuntime).toBe("example-python");
@@ -76,10 +77,11 @@ describe("examples/python against cap-kernel", () => {
       type: "summary.ready",
       payload: { summaryId: "s-1", content: "not for an echo" },
     });
-    await waitFor("the summary.ready event acked", async () =>
-      (await eventsOf("echo-py")).find((e) => e.id === injected.id && e.state === "acked"),
+    await eventually(
+      async () => (await eventsOf("echo-py")).find((e) => e.id === injected.id && e.state === "acked"),
+      "the summary.ready event acked",
     );
-    await waitFor("the driver's log line", () => driver.output().includes(`summary.ready ${injected.id}`));
+    await eventually(() => driver.output().includes(`summary.ready ${injected.id}`), "the driver's log line");
     expect(driver.output()).toContain(`summary.ready ${injected.id} attempt 1: skipped`);
   });
 
@@ -100,23 +102,25 @@ describe("examples/python against cap-kernel", () => {
     });
     try {
       const posted = await kernel.admin.post(`/api/pods/${kernel.podId}/messages`, { content: "outage" });
-      await waitFor("the store to be taken away", () => unlock !== undefined);
-      await waitFor("the rider's ack refused with 503", () => refused.some((r) => r.endsWith("/ack")), {
+      await eventually(() => unlock !== undefined, "the store to be taken away");
+      await eventually(() => refused.some((r) => r.endsWith("/ack")), "the rider's ack refused with 503", {
         timeoutMs: 30_000,
       });
       unlock();
-      await waitFor("the rider's event acked", async () =>
-        (await eventsOf("echo-py-rider")).find(
-          (e) => e.payload?.messageId === posted.id && e.state === "acked",
-        ),
+      await eventually(
+        async () =>
+          (await eventsOf("echo-py-rider")).find(
+            (e) => e.payload?.messageId === posted.id && e.state === "acked",
+          ),
+        "the rider's event acked",
       );
       await kernel.admin.post(`/api/pods/${kernel.podId}/messages`, { content: "after the outage" });
-      await waitFor("the rider's echo after the outage", async () => {
+      await eventually(async () => {
         const { messages } = await kernel.admin.get(`/api/pods/${kernel.podId}/messages?limit=50`);
         return messages.find(
           (m) => m.content === "echo: after the outage" && m.author.name === "echo-py-rider",
         );
-      });
+      }, "the rider's echo after the outage");
       const { messages } = await kernel.admin.get(`/api/pods/${kernel.podId}/messages?limit=50`);
       expect(
         messages.filter((m) => m.content === "echo: outage" && m.author.name === "echo-py-rider"),

@@ -5,7 +5,7 @@
  */
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { spawnProcess, startKernel, waitFor } from "@commonly/cap-console/testing";
+import { eventually, spawnProcess, startKernel } from "@commonly/cap-kernel/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const script = join(dirname(fileURLToPath(import.meta.url)), "..", "echo_driver.py");
@@ -34,17 +34,19 @@ describe("examples/python against cap-kernel --profile production", () => {
     const posted = await kernel.admin.post(`/api/pods/${kernel.podId}/messages`, {
       content: "@echo-py hello",
     });
-    const reply = await waitFor("the echo", async () => {
+    const reply = await eventually(async () => {
       const { messages } = await kernel.admin.get(`/api/pods/${kernel.podId}/messages?limit=50`);
       return messages.find((m) => m.content === "echo: @echo-py hello");
-    });
+    }, "the echo");
     expect(reply.author).toMatchObject({ kind: "agent", name: "echo-py" });
     expect(reply.replyToMessageId).toBe(posted.id);
-    const ev = await waitFor("the mention acked", async () =>
-      (await eventsOf("echo-py")).find((e) => e.type === "mention.received" && e.state === "acked"),
+    const ev = await eventually(
+      async () =>
+        (await eventsOf("echo-py")).find((e) => e.type === "mention.received" && e.state === "acked"),
+      "the mention acked",
     );
     expect(ev.attempts).toBe(1);
-    await waitFor("the driver's log line", () => driver.output().includes(`chat.mention ${ev.id}`));
+    await eventually(() => driver.output().includes(`chat.mention ${ev.id}`), "the driver's log line");
     expect(driver.output()).toContain(`chat.mention ${ev.id} attempt 1: posted`);
   });
 
@@ -55,10 +57,11 @@ describe("examples/python against cap-kernel --profile production", () => {
       type: "heartbeat.tick",
       payload: { tickAt: new Date().toISOString() },
     });
-    await waitFor("the heartbeat acked", async () =>
-      (await eventsOf("echo-py")).find((e) => e.id === injected.id && e.state === "acked"),
+    await eventually(
+      async () => (await eventsOf("echo-py")).find((e) => e.id === injected.id && e.state === "acked"),
+      "the heartbeat acked",
     );
-    await waitFor("the driver's log line", () => driver.output().includes(`heartbeat ${injected.id}`));
+    await eventually(() => driver.output().includes(`heartbeat ${injected.id}`), "the driver's log line");
     expect(driver.output()).toContain(`heartbeat ${injected.id} attempt 1: skipped`);
   });
 });

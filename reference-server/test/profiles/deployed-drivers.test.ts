@@ -8,12 +8,12 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
+  eventually,
   type Spawned,
   spawnProcess,
   startKernel,
   type TestKernel,
-  waitFor,
-} from "@commonly/cap-console/testing";
+} from "@commonly/cap-kernel/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -42,22 +42,22 @@ const steps = (p: Spawned): Step[] =>
     .map((l) => JSON.parse(l) as Step);
 
 const stepOf = (p: Spawned, step: string, id: string) =>
-  waitFor(`${step} of ${id}`, () => steps(p).find((s) => s.step === step && s.id === id));
+  eventually(() => steps(p).find((s) => s.step === step && s.id === id), `${step} of ${id}`);
 
 async function eventFor(k: TestKernel, agent: string, pick: (e: { id: string; type: string }) => boolean) {
-  return waitFor(`a queued event for ${agent}`, async () => {
+  return eventually(async () => {
     const q = await k.admin.get(`/api/admin/pods/${k.podId}/queue`);
     return q.agents.find((a: { agentName: string }) => a.agentName === agent)?.events.find(pick) as
       | { id: string; type: string; state: string; attempts: number }
       | undefined;
-  });
+  }, `a queued event for ${agent}`);
 }
 
 const ackedEvent = (k: TestKernel, agent: string, id: string) =>
-  waitFor(`event ${id} acked`, async () => {
+  eventually(async () => {
     const e = await eventFor(k, agent, (x) => x.id === id);
     return e.state === "acked" ? e : undefined;
-  });
+  }, `event ${id} acked`);
 
 async function messages(k: TestKernel): Promise<Message[]> {
   return (await k.admin.get(`/api/pods/${k.podId}/messages?limit=100`)).messages;

@@ -8,7 +8,7 @@
  * within 5 s of the database accepting connections again.
  */
 
-import { clusterUnavailable, PgCluster } from "@commonly/cap-console/testing";
+import { clusterUnavailable, PgCluster } from "../../src/testing/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, KernelProcess, type Provisioned, provision, sql, stopAll, waitFor } from "./harness.js";
 

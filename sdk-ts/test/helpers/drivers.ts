@@ -3,11 +3,12 @@
  * `fetch` for client-side failures (a dropped ack, a renew that cannot get through) that a real
  * network produces but a test cannot schedule.
  */
+
+import type { TestKernel } from "@commonly/cap-kernel/testing";
 import { CapClient, type CapClientOptions } from "../../src/client.js";
 import { runDriver } from "../../src/driver.js";
 import type { DriverOptions, DriverSummary } from "../../src/driver-types.js";
 import { CapSdkError } from "../../src/errors.js";
-import type { TestKernel } from "./kernel.js";
 
 /** A fetch that fails requests matching `drop` (while it returns true) as a network error would. */
 export function faultyFetch(drop: (request: Request) => boolean) {

@@ -5,8 +5,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
-import { waitUntil } from "./deadline.js";
-import { freePort } from "./kernel.js";
+import { eventually, freePort } from "@commonly/cap-kernel/testing";
 
 const sdk = resolve(import.meta.dirname, "..", "..");
 export const OPENAPI = resolve(sdk, "..", "spec", "generated", "cap-v1.openapi.yaml");
@@ -35,7 +34,7 @@ export async function startPrism(): Promise<RunningPrism> {
   child.stdout!.on("data", collect);
   child.stderr!.on("data", collect);
   const url = `http://127.0.0.1:${port}`;
-  await waitUntil(
+  await eventually(
     async () => {
       if (child.exitCode !== null) throw new Error(`prism exited: ${output}`);
       await fetch(`${url}/api/agents/runtime/info`);

@@ -2,22 +2,22 @@
  * Every CapClient method against the real reference kernel over real sockets, in `validate` mode, so
  * the kernel's answers are also checked field by field against the generated JSON Schemas.
  */
+
+import { eventually, startKernel, type TestKernel } from "@commonly/cap-kernel/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CapClient } from "../../src/client.js";
 import { CapHttpError } from "../../src/errors.js";
-import { waitUntil } from "../helpers/deadline.js";
-import { startKernel, type TestKernel } from "../helpers/kernel.js";
 
 let kernel: TestKernel;
 let echo: CapClient;
 let peer: CapClient;
 
 beforeAll(async () => {
-  kernel = await startKernel({ leaseSeconds: 1 });
+  kernel = await startKernel({ leaseSeconds: 1, agents: ["echo", "peer"] });
   echo = new CapClient({ baseUrl: kernel.url, token: kernel.agents.echo!.token, validate: true });
   peer = new CapClient({ baseUrl: kernel.url, token: kernel.agents.peer!.token, validate: true });
 });
-afterAll(() => kernel?.dispose());
+afterAll(() => kernel?.stop());
 
 async function httpError(promise: Promise<unknown>): Promise<CapHttpError> {
   const error = await promise.then(
@@ -58,7 +58,7 @@ describe("CapClient against cap-kernel", () => {
   it("holds a long-poll until an event arrives, then answers at once", async () => {
     const started = Date.now();
     const polling = echo.poll({ waitSeconds: 10 });
-    await waitUntil(() => Date.now() - started > 200, "the poll is in flight");
+    await eventually(() => Date.now() - started > 200, "the poll is in flight");
     const id = await kernel.emit("echo", "heartbeat.tick", { tickAt: new Date().toISOString() });
     const { events } = await polling;
     expect(events.map((e) => e.id)).toEqual([id]);
@@ -71,7 +71,7 @@ describe("CapClient against cap-kernel", () => {
     const first = (await echo.poll()).events[0]!;
     const renewed = await echo.renew(id, first.attempts);
     expect(Date.parse(renewed.leaseExpiresAt)).toBeGreaterThanOrEqual(Date.parse(first.leaseExpiresAt!));
-    const second = await waitUntil(
+    const second = await eventually(
       async () => (await echo.poll({ waitSeconds: 1 })).events.find((e) => e.id === id),
       "the event is redelivered after its lease",
     );

@@ -6,11 +6,11 @@
  * pollId. Waits are deadline polls; the deadlines are shorter than the lease wherever a pass must
  * not be explainable by a lease running out.
  */
+
+import { eventually, startKernel, type TestKernel } from "@commonly/cap-kernel/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { CapClient } from "../../src/client.js";
-import { waitUntil } from "../helpers/deadline.js";
 import { clientFor, hideFeatures, startDriver, stopAllDrivers } from "../helpers/drivers.js";
-import { startKernel, type TestKernel } from "../helpers/kernel.js";
 
 let long: TestKernel; // 30-second leases
 let short: TestKernel; // 2-second leases
@@ -26,7 +26,7 @@ beforeAll(async () => {
 });
 afterEach(stopAllDrivers);
 afterAll(async () => {
-  await Promise.all([long?.dispose(), short?.dispose()]);
+  await Promise.all([long?.stop(), short?.stop()]);
 });
 
 const task = (title: string) => ({ taskId: title, title });
@@ -54,7 +54,7 @@ describe("runDriver holds every lease it takes (cap-kernel)", () => {
         if (seen.length === 1) throw new Error("the model provider answered 503");
       },
     });
-    await waitUntil(() => d.rec.acks.some((a) => a.id === id), "the retry is acked", { timeoutMs: 15_000 });
+    await eventually(() => d.rec.acks.some((a) => a.id === id), "the retry is acked", { timeoutMs: 15_000 });
     expect(seen.map((s) => s.attempts)).toEqual([1, 2]);
     const gap = seen[1]!.at - seen[0]!.at;
     expect(gap).toBeGreaterThanOrEqual(1000);
@@ -68,9 +68,8 @@ describe("runDriver holds every lease it takes (cap-kernel)", () => {
         status: "pending",
       },
     ]);
-    const queued = await long.admin<{ agents: Array<{ agentName: string; events: never[] }> }>(
-      "GET",
-      `/admin/pods/${long.podId}/queue`,
+    const queued = await long.admin.get<{ agents: Array<{ agentName: string; events: never[] }> }>(
+      `/api/admin/pods/${long.podId}/queue`,
     );
     const event = queued.agents
       .find((a) => a.agentName === "flaky")!
@@ -97,11 +96,11 @@ describe("runDriver holds every lease it takes (cap-kernel)", () => {
         await new Promise((r) => setTimeout(r, 2500));
       },
     });
-    await waitUntil(() => started.length === 1, "the driver holds the batch and runs its first");
+    await eventually(() => started.length === 1, "the driver holds the batch and runs its first");
     const rival = clientFor(short, "slow");
     const stolen: string[] = [];
     let rivalPolls = 0;
-    await waitUntil(
+    await eventually(
       async () => {
         const { events } = await rival.poll({ limit: 10 });
         rivalPolls++;
@@ -127,7 +126,7 @@ describe("runDriver holds every lease it takes (cap-kernel)", () => {
     const d = startDriver(clientFor(long, "stopper"), {
       handle: () => new Promise<void>((resolve) => (finish = resolve)),
     });
-    await waitUntil(() => finish !== undefined, "the first handler runs");
+    await eventually(() => finish !== undefined, "the first handler runs");
     const stopping = d.stop();
     finish();
     expect(await stopping).toMatchObject({ handled: 1, returned: 2, released: 0 });
@@ -151,7 +150,7 @@ describe("runDriver acks and polls (cap-kernel)", () => {
       Array.from({ length: count }, (_, n) => long.emit(agent, "task.assigned", task(`${agent} ${n}`))),
     );
     const d = startDriver(client, { handle: () => {}, limit: count });
-    await waitUntil(() => d.rec.acks.length === count, `all ${count} are acked`);
+    await eventually(() => d.rec.acks.length === count, `all ${count} are acked`);
     await d.stop();
     for (const id of ids) expect((await long.state(agent, id))?.state).toBe("acked");
     return ids;
@@ -197,14 +196,14 @@ describe("runDriver acks and polls (cap-kernel)", () => {
     });
     const seen: number[] = [];
     const d = startDriver(client, { handle: (event) => void seen.push(event.attempts), waitSeconds: 1 });
-    await waitUntil(() => d.rec.acks.some((a) => a.id === id), "the replayed delivery is acked", {
+    await eventually(() => d.rec.acks.some((a) => a.id === id), "the replayed delivery is acked", {
       timeoutMs: 15_000,
     });
     expect(lost).toBe(true);
     expect(seen).toEqual([1]);
     expect(d.rec.pollErrors.map((p) => p.code)).toEqual(["network"]);
     // The retry after the lost answer carried the same pollId; the poll after the replay a new one.
-    await waitUntil(() => pollIds.length >= 3, "a poll after the replay");
+    await eventually(() => pollIds.length >= 3, "a poll after the replay");
     expect(pollIds[1]).toBe(pollIds[0]);
     expect(pollIds[2]).not.toBe(pollIds[0]);
     expect(await long.state("replayed", id)).toMatchObject({ state: "acked", attempts: 1 });

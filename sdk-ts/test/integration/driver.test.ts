@@ -4,12 +4,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { eventually, startKernel, type TestKernel } from "@commonly/cap-kernel/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { CapSdkError } from "../../src/errors.js";
 import { JsonFileHandledStore } from "../../src/node.js";
-import { waitUntil } from "../helpers/deadline.js";
 import { clientFor, faultyFetch, startDriver, stopAllDrivers } from "../helpers/drivers.js";
-import { startKernel, type TestKernel } from "../helpers/kernel.js";
 
 let kernel: TestKernel;
 const dir = mkdtempSync(join(tmpdir(), "cap-sdk-driver-"));
@@ -24,7 +23,7 @@ beforeAll(async () => {
 });
 afterEach(stopAllDrivers);
 afterAll(async () => {
-  await kernel?.dispose();
+  await kernel?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -38,22 +37,22 @@ describe("runDriver against cap-kernel", () => {
       },
     });
     const asked = await kernel.say("@echo what is 17 * 23?");
-    const reply = await waitUntil(
+    const reply = await eventually(
       async () => (await kernel.messages()).find((m) => m.content === "echo: @echo what is 17 * 23?"),
       "the echo reply is in the pod",
     );
     expect(reply).toMatchObject({ replyToMessageId: asked, author: { name: "echo" } });
-    await waitUntil(() => d.rec.acks.some((a) => a.outcome === "posted"), "the mention is acked posted");
+    await eventually(() => d.rec.acks.some((a) => a.outcome === "posted"), "the mention is acked posted");
     expect(d.rec.modes).toEqual(["long-poll"]);
     await d.stop();
   });
 
   it("delivers an event injected during a long-poll without waiting the poll out", async () => {
     const d = startDriver(clientFor(kernel, "prompt"), { handle: () => {}, waitSeconds: 20 });
-    await waitUntil(() => d.rec.modes.length > 0, "the driver chose its poll mode");
+    await eventually(() => d.rec.modes.length > 0, "the driver chose its poll mode");
     const emitted = Date.now();
     const id = await kernel.emit("prompt", "task.assigned", task("now"));
-    await waitUntil(() => d.rec.acks.some((a) => a.id === id), "the injected event is acked");
+    await eventually(() => d.rec.acks.some((a) => a.id === id), "the injected event is acked");
     expect(Date.now() - emitted).toBeLessThan(5000);
     expect(d.rec.modes).toEqual(["long-poll"]);
     await d.stop();
@@ -69,7 +68,7 @@ describe("runDriver against cap-kernel", () => {
           started = true; // never finishes: this driver "crashes" mid-handler
         }),
     });
-    await waitUntil(() => started, "the first driver is handling the event");
+    await eventually(() => started, "the first driver is handling the event");
     expect(await first.stop()).toMatchObject({ released: 1, handled: 0 });
     expect((await kernel.state("abandon", id))?.attempts).toBe(1);
 
@@ -77,7 +76,7 @@ describe("runDriver against cap-kernel", () => {
     const second = startDriver(clientFor(kernel, "abandon"), {
       handle: (event) => void seen.push(event.attempts),
     });
-    await waitUntil(() => second.rec.acks.some((a) => a.id === id), "the second driver acks the redelivery");
+    await eventually(() => second.rec.acks.some((a) => a.id === id), "the second driver acks the redelivery");
     expect(seen).toEqual([2]);
     expect(await kernel.state("abandon", id)).toMatchObject({ state: "acked", attempts: 2 });
     await second.stop();
@@ -96,7 +95,7 @@ describe("runDriver against cap-kernel", () => {
         handle: () => void calls++,
       },
     );
-    await waitUntil(() => first.rec.errors.some((e) => e.stage === "ack"), "the first ack is lost");
+    await eventually(() => first.rec.errors.some((e) => e.stage === "ack"), "the first ack is lost");
     await first.stop();
     expect(calls).toBe(1);
 
@@ -104,7 +103,7 @@ describe("runDriver against cap-kernel", () => {
       store: new JsonFileHandledStore(path),
       handle: () => void calls++,
     });
-    await waitUntil(() => second.rec.acks.some((a) => a.id === id), "the redelivery is re-acked");
+    await eventually(() => second.rec.acks.some((a) => a.id === id), "the redelivery is re-acked");
     expect(second.rec.acks.find((a) => a.id === id)).toMatchObject({
       duplicate: true,
       outcome: "acknowledged",
@@ -122,14 +121,14 @@ describe("runDriver against cap-kernel", () => {
       renewAt: 0.3,
       handle: () => new Promise<void>((resolve) => (finish = resolve)),
     });
-    await waitUntil(
+    await eventually(
       () => d.rec.renews.filter((r) => r === id).length >= 7,
       "seven renewals (two lease lengths)",
     );
     const rival = clientFor(kernel, "longrun");
     expect((await rival.poll()).events.map((e) => e.id)).not.toContain(id);
     finish();
-    await waitUntil(() => d.rec.acks.some((a) => a.id === id), "the long handler's event is acked");
+    await eventually(() => d.rec.acks.some((a) => a.id === id), "the long handler's event is acked");
     expect(await kernel.state("longrun", id)).toMatchObject({ state: "acked", attempts: 1 });
     await d.stop();
   });
@@ -152,15 +151,15 @@ describe("runDriver against cap-kernel", () => {
           }),
       },
     );
-    await waitUntil(() => started, "the driver is handling the event");
+    await eventually(() => started, "the driver is handling the event");
     const rival = clientFor(kernel, "fenced");
-    const stolen = await waitUntil(
+    const stolen = await eventually(
       async () => (await rival.poll({ waitSeconds: 1 })).events.find((e) => e.id === id),
       "the rival claims the event once the unrenewed lease ends",
     );
     expect(stolen.attempts).toBe(2);
     blockRenews = false;
-    await waitUntil(() => d.rec.lost.includes(id), "the driver learns its lease was lost");
+    await eventually(() => d.rec.lost.includes(id), "the driver learns its lease was lost");
     expect(abortReason).toBeInstanceOf(CapSdkError);
     expect((abortReason as CapSdkError).code).toBe("lease_lost");
     expect(d.rec.acks.some((a) => a.id === id)).toBe(false);
@@ -181,7 +180,7 @@ describe("runDriver against cap-kernel", () => {
           release = resolve;
         }),
     });
-    await waitUntil(() => started, "the handler is running");
+    await eventually(() => started, "the handler is running");
     const stopping = d.stop();
     release();
     expect(await stopping).toMatchObject({ handled: 1, released: 0 });
@@ -190,8 +189,8 @@ describe("runDriver against cap-kernel", () => {
 
   it("stops with auth_stopped when its token is revoked mid-run", async () => {
     const d = startDriver(clientFor(kernel, "revoked"), { handle: () => {}, waitSeconds: 1 });
-    await waitUntil(() => d.rec.modes.length > 0, "the driver is running");
-    await kernel.revoke("revoked");
+    await eventually(() => d.rec.modes.length > 0, "the driver is running");
+    await kernel.revokeToken("revoked");
     const error = await d.done.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CapSdkError);
     expect((error as CapSdkError).code).toBe("auth_stopped");

@@ -3,10 +3,10 @@
  * same port and database. The driver must back off (doubling from the poll interval), never stop,
  * pick up new work after the restart, and re-ack the event whose ack was lost without rerunning it.
  */
+
+import { eventually, startKernel, type TestKernel } from "@commonly/cap-kernel/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { waitUntil } from "../helpers/deadline.js";
 import { clientFor, startDriver, stopAllDrivers } from "../helpers/drivers.js";
-import { startKernel, type TestKernel } from "../helpers/kernel.js";
 
 let kernel: TestKernel;
 beforeAll(async () => {
@@ -14,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   stopAllDrivers();
-  await kernel?.dispose();
+  await kernel?.stop();
 });
 
 describe("runDriver through a kernel outage", () => {
@@ -36,11 +36,11 @@ describe("runDriver through a kernel outage", () => {
         }
       },
     });
-    await waitUntil(() => holding, "the driver is handling the held event");
+    await eventually(() => holding, "the driver is handling the held event");
 
-    await kernel.stop("SIGKILL");
+    await kernel.kill("SIGKILL");
     gate(); // the handler completes while the kernel is down: its ack cannot land
-    await waitUntil(() => d.rec.pollErrors.length >= 4, "four failed polls while the kernel is down", {
+    await eventually(() => d.rec.pollErrors.length >= 4, "four failed polls while the kernel is down", {
       timeoutMs: 20_000,
     });
     expect(d.rec.errors.some((e) => e.stage === "ack")).toBe(true);
@@ -51,19 +51,19 @@ describe("runDriver through a kernel outage", () => {
     expect(delays[0]).toBeLessThan(120);
     expect(d.settled).toBeUndefined();
 
-    await kernel.start();
+    await kernel.restart();
     const fresh = await kernel.emit("worker", "task.assigned", {
       taskId: "fresh",
       title: "after the restart",
     });
-    await waitUntil(
+    await eventually(
       () => d.rec.acks.some((a) => a.id === fresh),
       "the driver handles new work after the restart",
       {
         timeoutMs: 30_000,
       },
     );
-    await waitUntil(
+    await eventually(
       async () => (await kernel.state("worker", held))?.state === "acked",
       "the held event is acked",
       {

@@ -6,9 +6,10 @@
  * A stateless mock cannot answer a batch ack for the ids it was sent (its example names other
  * ids), so the driver is shown an /info without `batch-ack` and acks one event at a time.
  */
+
+import { eventually } from "@commonly/cap-kernel/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CapClient } from "../../src/client.js";
-import { waitUntil } from "../helpers/deadline.js";
 import { hideFeatures, startDriver, stopAllDrivers } from "../helpers/drivers.js";
 import { type RunningPrism, startPrism } from "../helpers/prism.js";
 
@@ -35,7 +36,7 @@ describe("the echo driver against Prism", () => {
         replies.push(posted.id);
       },
     });
-    await waitUntil(() => d.rec.acks.length >= 3, "three acks", { timeoutMs: 20_000 });
+    await eventually(() => d.rec.acks.length >= 3, "three acks", { timeoutMs: 20_000 });
     const summary = await d.stop();
     expect(d.rec.errors).toEqual([]);
     expect(replies).toHaveLength(1);

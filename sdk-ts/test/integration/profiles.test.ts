@@ -3,10 +3,10 @@
  * sends `chat.mention` / `thread.mention` / `heartbeat` and answers posts and acks with `{success, …}`;
  * the same handler map, written for the CAP names, answers the mention and handles the heartbeat either way.
  */
+
+import { eventually, startKernel, type TestKernel } from "@commonly/cap-kernel/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { waitUntil } from "../helpers/deadline.js";
 import { clientFor, startDriver, stopAllDrivers } from "../helpers/drivers.js";
-import { startKernel, type TestKernel } from "../helpers/kernel.js";
 
 afterEach(stopAllDrivers);
 
@@ -19,7 +19,7 @@ describe.each([
     kernel = await startKernel({ leaseSeconds: 1, agents: ["echo"], listeners: [], profile });
   });
   afterAll(async () => {
-    await kernel?.dispose();
+    await kernel?.stop();
   });
 
   it(`answers an @mention (${mentionType}) and handles a heartbeat (${heartbeatType}) with CAP-named handlers`, async () => {
@@ -37,16 +37,16 @@ describe.each([
       },
     });
     const asked = await kernel.say("@echo ping");
-    const reply = await waitUntil(
+    const reply = await eventually(
       async () => (await kernel.messages()).find((m) => m.content === "echo: @echo ping"),
       "the echo reply is in the pod",
     );
     expect(reply).toMatchObject({ replyToMessageId: asked, author: { name: "echo" } });
     const beat = await kernel.emit("echo", "heartbeat.tick", { tickAt: new Date().toISOString() });
-    await waitUntil(() => d.rec.acks.some((a) => a.id === beat), "the heartbeat is acked");
+    await eventually(() => d.rec.acks.some((a) => a.id === beat), "the heartbeat is acked");
     expect(seen).toEqual([mentionType, heartbeatType]);
     expect(d.rec.acks.map((a) => a.outcome)).toEqual(["posted", "no_action"]);
-    await waitUntil(
+    await eventually(
       async () => (await kernel.state("echo", beat))?.state === "acked",
       "settled in the kernel",
     );
@@ -63,7 +63,7 @@ describe.each([
       },
     });
     await kernel.say("@echo again");
-    await waitUntil(() => got.length > 0, "the mention is handled");
+    await eventually(() => got.length > 0, "the mention is handled");
     expect(got).toEqual([profile === "cap" ? "own:mention.received" : "own:chat.mention"]);
     await d.stop();
   });

@@ -7,9 +7,8 @@ import { execFile, spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
+import { eventually, startKernel, type TestKernel } from "@commonly/cap-kernel/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { waitUntil } from "../helpers/deadline.js";
-import { startKernel, type TestKernel } from "../helpers/kernel.js";
 
 const sdk = resolve(import.meta.dirname, "..", "..");
 const tmp = join(sdk, "test", ".tmp");
@@ -29,7 +28,7 @@ beforeAll(async () => {
   for (const [name, code] of blocks) writeFileSync(join(tmp, name), code);
   kernel = await startKernel({ leaseSeconds: 1, agents: ["echo"] });
 });
-afterAll(() => kernel?.dispose());
+afterAll(() => kernel?.stop());
 
 describe("README examples", () => {
   it("has the echo driver in at most 20 lines, and the client example", () => {
@@ -73,12 +72,12 @@ describe("README examples", () => {
     const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
     try {
       const asked = await kernel.say("@echo hello from the README");
-      const reply = await waitUntil(
+      const reply = await eventually(
         async () => (await kernel.messages()).find((m) => m.content === "echo: @echo hello from the README"),
         "the README driver's reply is in the pod",
       );
       expect(reply.replyToMessageId).toBe(asked);
-      await waitUntil(() => /mention\.received evt_\S+ -> posted/.test(stdout), "the driver logs the ack");
+      await eventually(() => /mention\.received evt_\S+ -> posted/.test(stdout), "the driver logs the ack");
     } finally {
       child.kill("SIGTERM");
     }

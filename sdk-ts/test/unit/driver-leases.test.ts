@@ -4,9 +4,10 @@
  * fake kernel and virtual time. The same behaviours run against the real kernel in
  * test/integration/driver-leases.test.ts.
  */
+
+import { eventually } from "@commonly/cap-kernel/testing";
 import { describe, expect, it } from "vitest";
 import { CapSdkError } from "../../src/errors.js";
-import { waitUntil } from "../helpers/deadline.js";
 import { j, setup, time } from "../helpers/driver-setup.js";
 import { httpError } from "../helpers/fake-kernel.js";
 
@@ -31,7 +32,7 @@ describe("runDriver holds every lease it takes", () => {
         await time.sleep(100_000);
       },
     });
-    await waitUntil(() => t.kernel.acks.length === 3, "all three are acked");
+    await eventually(() => t.kernel.acks.length === 3, "all three are acked");
     expect(starts).toEqual(ids.map((id) => ({ id, attempts: 1 })));
     expect(t.kernel.rows.map((r) => r.event.attempts)).toEqual([1, 1, 1]);
     // While the first ran, the waiting second and third were renewed as often as the first.
@@ -53,7 +54,7 @@ describe("runDriver holds every lease it takes", () => {
         if (event.id === first) await time.sleep(20_000);
       },
     });
-    await waitUntil(() => t.kernel.acked(second), "the second event is acked after its redelivery");
+    await eventually(() => t.kernel.acked(second), "the second event is acked after its redelivery");
     expect(t.log.indexOf(`lost:${second}`)).toBeGreaterThanOrEqual(0);
     expect(started).toEqual([
       [first, 1],
@@ -74,7 +75,7 @@ describe("runDriver holds every lease it takes", () => {
         if (seen.length === 1) throw new Error("model crashed (token cm_agent_0123abcd)");
       },
     });
-    await waitUntil(() => t.kernel.acks.length === 2, "both events are acked");
+    await eventually(() => t.kernel.acks.length === 2, "both events are acked");
     expect(t.kernel.releases).toEqual([
       {
         id: first,
@@ -108,7 +109,7 @@ describe("runDriver holds every lease it takes", () => {
         if (calls++ === 0) throw Object.assign(new Error("out of credits"), { kind: "quota" });
       },
     });
-    await waitUntil(() => t.kernel.acks.length === 1, "the event succeeds on the probe");
+    await eventually(() => t.kernel.acks.length === 1, "the event succeeds on the probe");
     expect(t.log).toContain(`circuit:quota:1:${j(900_000)}`);
     expect(t.kernel.releases.map((r) => [r.id, r.delaySeconds])).toEqual([[id, 900]]);
     await t.finish();
@@ -126,7 +127,7 @@ describe("runDriver holds every lease it takes", () => {
         if (at.length === 1) throw new Error("model crashed");
       },
     });
-    await waitUntil(() => t.kernel.acks.length === 1, "the redelivery is acked");
+    await eventually(() => t.kernel.acks.length === 1, "the redelivery is acked");
     expect(t.kernel.releases).toEqual([]);
     expect(at[1]).toBeGreaterThanOrEqual(30_000);
     expect(await t.finish()).toMatchObject({ returned: 0 });
@@ -168,7 +169,7 @@ describe("runDriver holds every lease it takes", () => {
           ctx.signal.addEventListener("abort", () => resolve());
         }),
     });
-    await waitUntil(() => started, "the handler runs");
+    await eventually(() => started, "the handler runs");
     t.stop.abort();
     expect(await running).toMatchObject({ handled: 0, released: 1, returned: 1 });
     expect(t.kernel.releases.map((r) => [r.id, r.reason])).toEqual([
@@ -186,7 +187,7 @@ describe("runDriver acks", () => {
     t.kernel.ack = () => Promise.reject(new Error("the driver used the single ack"));
     const acked: string[] = [];
     t.start({ onAck: (a) => acked.push(a.event.id) });
-    await waitUntil(() => acked.length === 20, "all 20 are acked");
+    await eventually(() => acked.length === 20, "all 20 are acked");
     expect(t.kernel.batches.flat()).toEqual(ids);
     // Group commit: the first ack goes at once, the 19 that finish meanwhile share the next request.
     expect(t.kernel.batches.map((b) => b.length)).toEqual([1, 19]);
@@ -198,7 +199,7 @@ describe("runDriver acks", () => {
     t.kernel.features = without(t.kernel.features, "batch-ack");
     for (let n = 0; n < 3; n++) t.kernel.enqueue("task.assigned", { n });
     t.start();
-    await waitUntil(() => t.kernel.acks.length === 3, "all three are acked");
+    await eventually(() => t.kernel.acks.length === 3, "all three are acked");
     expect(t.kernel.batches).toEqual([]);
     await t.finish();
   });
@@ -214,7 +215,7 @@ describe("runDriver acks", () => {
         if (calls++ === 0) throw new Error("model crashed");
       },
     });
-    await waitUntil(() => t.kernel.acks.length === 2, "both are acked after the lease");
+    await eventually(() => t.kernel.acks.length === 2, "both are acked after the lease");
     expect(t.kernel.batches).toEqual([]);
     expect(t.kernel.releases).toEqual([]);
     await t.finish();
@@ -232,7 +233,7 @@ describe("runDriver acks", () => {
         ackedWhileSecondRan = t.kernel.acked(first);
       },
     });
-    await waitUntil(() => t.kernel.acks.length === 2, "both are acked");
+    await eventually(() => t.kernel.acks.length === 2, "both are acked");
     expect(ackedWhileSecondRan).toBe(true);
     await t.finish();
   });
@@ -247,7 +248,7 @@ describe("runDriver acks", () => {
     };
     const errors: Array<{ stage: string; code: unknown }> = [];
     t.start({ onError: (e) => errors.push({ stage: e.stage, code: (e.error as { code?: unknown }).code }) });
-    await waitUntil(() => errors.length === 1, "the refusal is reported");
+    await eventually(() => errors.length === 1, "the refusal is reported");
     expect(errors).toEqual([{ stage: "ack", code: "event_not_found" }]);
     expect(t.kernel.acked(id)).toBe(true);
     await t.finish();
@@ -262,7 +263,7 @@ describe("runDriver polls with a pollId", () => {
       httpError(503, "store_unavailable"),
     );
     t.start();
-    await waitUntil(() => t.kernel.polls.length >= 4, "four polls");
+    await eventually(() => t.kernel.polls.length >= 4, "four polls");
     const ids = t.kernel.polls.map((p) => p.pollId);
     expect(ids[0]).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
     expect(ids[1]).toBe(ids[0]);
@@ -287,7 +288,7 @@ describe("runDriver polls with a pollId", () => {
     const began = time.now;
     const seen: Array<[number, number]> = [];
     t.start({ handle: (event) => void seen.push([event.attempts, time.now - began]) });
-    await waitUntil(() => t.kernel.acked(id), "the replayed delivery is acked");
+    await eventually(() => t.kernel.acked(id), "the replayed delivery is acked");
     expect(seen).toHaveLength(1);
     expect(seen[0]![0]).toBe(1);
     expect(seen[0]![1]).toBeLessThan(30_000);

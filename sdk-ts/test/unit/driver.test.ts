@@ -1,8 +1,8 @@
+import { eventually } from "@commonly/cap-kernel/testing";
 import { describe, expect, it } from "vitest";
 import type { DriverOptions } from "../../src/driver-types.js";
 import { CapHttpError, CapSdkError } from "../../src/errors.js";
 import { MemoryHandledStore } from "../../src/handled-store.js";
-import { waitUntil } from "../helpers/deadline.js";
 import { j, setup, time } from "../helpers/driver-setup.js";
 import { httpError } from "../helpers/fake-kernel.js";
 
@@ -15,7 +15,7 @@ describe("runDriver", () => {
       handle: (event) =>
         event.type === "task.assigned" ? { outcome: "no_action", reason: "nothing" } : undefined,
     });
-    await waitUntil(() => t.kernel.acks.length === 2, "both events are acked");
+    await eventually(() => t.kernel.acks.length === 2, "both events are acked");
     expect(t.kernel.acks).toEqual([
       { id: a, result: { outcome: "no_action", reason: "nothing" } },
       { id: b, result: { outcome: "acknowledged" } },
@@ -27,7 +27,7 @@ describe("runDriver", () => {
     const t = setup();
     const id = t.kernel.enqueue("mention.received", { messageId: "msg_h", content: "@bot hi" });
     t.start({ handle: async (event, ctx) => void (await ctx.reply(`echo: ${event.payload.content}`)) });
-    await waitUntil(() => t.kernel.acks.length === 1, "the mention is acked");
+    await eventually(() => t.kernel.acks.length === 1, "the mention is acked");
     expect(t.kernel.posts).toEqual([
       {
         podId: "pod_1",
@@ -50,7 +50,7 @@ describe("runDriver", () => {
         if (++calls === 1) throw new Error("crashed after posting");
       },
     });
-    await waitUntil(() => t.kernel.acks.length === 1, "the redelivery is acked");
+    await eventually(() => t.kernel.acks.length === 1, "the redelivery is acked");
     expect(calls).toBe(2);
     expect(t.kernel.posts).toHaveLength(1);
     await t.finish();
@@ -64,7 +64,7 @@ describe("runDriver", () => {
     let calls = 0;
     const acks: boolean[] = [];
     t.start({ handle: () => void calls++, onAck: (a) => acks.push(a.duplicate) });
-    await waitUntil(() => t.kernel.acks.length === 1, "the duplicate is acked");
+    await eventually(() => t.kernel.acks.length === 1, "the duplicate is acked");
     expect(calls).toBe(0);
     expect(acks).toEqual([true]);
     expect(t.kernel.acks[0]).toEqual({ id: "evt_seen", result: { outcome: "posted", messageId: "msg_9" } });
@@ -87,7 +87,7 @@ describe("runDriver", () => {
     };
     const errors: string[] = [];
     t.start({ handle: () => void calls++, onError: (e) => errors.push(e.stage) });
-    await waitUntil(() => t.kernel.acks.length === 1, "the redelivery is re-acked");
+    await eventually(() => t.kernel.acks.length === 1, "the redelivery is re-acked");
     expect(calls).toBe(1);
     expect(errors).toEqual(["ack"]);
     expect(await t.finish()).toMatchObject({ handled: 1, duplicates: 1 });
@@ -114,7 +114,7 @@ describe("runDriver", () => {
       const t = setup(handlers);
       t.kernel.enqueue("curate", {});
       t.start();
-      await waitUntil(() => t.kernel.acks.length === 1, "the unknown event is acked");
+      await eventually(() => t.kernel.acks.length === 1, "the unknown event is acked");
       expect(t.kernel.acks[0]!.result?.outcome).toBe(outcome);
       await t.finish();
     });
@@ -135,7 +135,7 @@ describe("runDriver", () => {
         }
       },
     });
-    await waitUntil(() => t.kernel.acks.length === 2, "both events are eventually acked");
+    await eventually(() => t.kernel.acks.length === 2, "both events are eventually acked");
     // The second event was not started in the failed batch: both came back after their leases,
     // oldest first.
     expect(seen).toEqual([1, 1, 2]);
@@ -157,7 +157,7 @@ describe("runDriver", () => {
         if (kind) throw Object.assign(new Error("adapter failed"), { kind });
       },
     });
-    await waitUntil(() => t.kernel.acks.length === 1, "the event finally succeeds");
+    await eventually(() => t.kernel.acks.length === 1, "the event finally succeeds");
     expect(t.log.filter((l) => l.startsWith("circuit:"))).toEqual([
       `circuit:runtime:1:${j(1000)}`,
       `circuit:runtime:2:${j(2000)}`,
@@ -173,7 +173,7 @@ describe("runDriver", () => {
     const t = setup();
     const id = t.kernel.enqueue("task.assigned", {});
     t.start({ handle: () => time.sleep(100_000) });
-    await waitUntil(() => t.kernel.acks.length === 1, "the long handler's event is acked");
+    await eventually(() => t.kernel.acks.length === 1, "the long handler's event is acked");
     // lease 30 s, renew at half: 15, 30, 45, … s.
     expect(t.kernel.renews.length).toBeGreaterThanOrEqual(6);
     expect(t.kernel.renews.every((r) => r.id === id && r.attempts === 1)).toBe(true);
@@ -197,7 +197,7 @@ describe("runDriver", () => {
             )
           : undefined,
     });
-    await waitUntil(() => t.kernel.acks.length === 1, "the redelivery is acked");
+    await eventually(() => t.kernel.acks.length === 1, "the redelivery is acked");
     expect(t.log).toContain(`lost:${id}`);
     expect(reason).toBeInstanceOf(CapSdkError);
     expect((reason as CapSdkError).code).toBe("lease_lost");
@@ -222,7 +222,7 @@ describe("runDriver", () => {
     t.kernel.pollErrors.push(httpError(401, "token_unknown"), unavailable, unavailable);
     const delays: number[] = [];
     t.start({ onPollError: (p) => delays.push(p.delayMs) });
-    await waitUntil(() => t.kernel.pollErrors.length === 0 && t.kernel.polls.length > 7, "polls go on");
+    await eventually(() => t.kernel.pollErrors.length === 0 && t.kernel.polls.length > 7, "polls go on");
     expect(delays).toEqual([j(1000), j(2000), j(4000), j(8000), j(16000), j(32000)]);
     expect(await t.finish()).toMatchObject({ failures: 0 });
   });
@@ -240,7 +240,7 @@ describe("runDriver", () => {
     t.kernel.pollErrors.push(slowDown(429, 7), slowDown(503, 1));
     const delays: number[] = [];
     t.start({ onPollError: (p) => delays.push(p.delayMs) });
-    await waitUntil(() => delays.length === 2, "two poll failures");
+    await eventually(() => delays.length === 2, "two poll failures");
     expect(delays).toEqual([7000, j(2000)]);
     await t.finish();
   });
@@ -250,7 +250,7 @@ describe("runDriver", () => {
     for (let i = 0; i < 14; i++) t.kernel.pollErrors.push(new CapSdkError("network", "refused"));
     const delays: number[] = [];
     t.start({ onPollError: (p) => delays.push(p.delayMs) });
-    await waitUntil(() => delays.length === 14, "14 poll failures");
+    await eventually(() => delays.length === 14, "14 poll failures");
     expect(delays.at(-1)).toBe(j(900_000));
     await t.finish();
   });
@@ -258,7 +258,7 @@ describe("runDriver", () => {
   it("long-polls when /info advertises it, with waitSeconds capped by maxWaitSeconds", async () => {
     const t = setup();
     t.start({ waitSeconds: 60 });
-    await waitUntil(() => t.kernel.polls.length >= 3, "three polls");
+    await eventually(() => t.kernel.polls.length >= 3, "three polls");
     expect(t.kernel.polls[0]).toMatchObject({ limit: 10, waitSeconds: 25 });
     expect(t.log[0]).toBe("mode:long-poll");
     await t.finish();
@@ -269,7 +269,7 @@ describe("runDriver", () => {
     t.kernel.infoMode = "absent";
     t.kernel.ignoreWait = true;
     t.start();
-    await waitUntil(() => t.kernel.polls.length >= 5, "five polls");
+    await eventually(() => t.kernel.polls.length >= 5, "five polls");
     expect(t.log.slice(0, 2)).toEqual(["mode:long-poll", "mode:interval"]);
     expect(t.kernel.polls.slice(0, 2).every((p) => p.waitSeconds === 20)).toBe(true);
     expect(t.kernel.polls.slice(2).every((p) => p.waitSeconds === undefined)).toBe(true);
@@ -282,7 +282,7 @@ describe("runDriver", () => {
     const t = setup();
     t.kernel.features = ["renew"];
     t.start();
-    await waitUntil(() => t.kernel.polls.length >= 2, "two polls");
+    await eventually(() => t.kernel.polls.length >= 2, "two polls");
     expect(t.log[0]).toBe("mode:interval");
     expect(t.kernel.polls[0]!.waitSeconds).toBeUndefined();
     await t.finish();
@@ -298,7 +298,7 @@ describe("runDriver", () => {
         await time.sleep(30_000);
       },
     });
-    await waitUntil(() => started, "the handler started");
+    await eventually(() => started, "the handler started");
     t.stop.abort();
     expect(await running).toMatchObject({ handled: 1, released: 0 });
     expect(t.kernel.acks).toHaveLength(1);
@@ -318,8 +318,8 @@ describe("runDriver", () => {
           });
         }),
     });
-    await waitUntil(() => t.kernel.rows[0]!.event.attempts === 1, "the first event is claimed");
-    await waitUntil(() => time.sleeps.length > 0, "the handler is running");
+    await eventually(() => t.kernel.rows[0]!.event.attempts === 1, "the first event is claimed");
+    await eventually(() => time.sleeps.length > 0, "the handler is running");
     t.stop.abort();
     expect(await running).toMatchObject({ handled: 0, released: 1 });
     expect(aborted).toBe(true);
@@ -344,7 +344,7 @@ describe("runDriver", () => {
         active.set(event.podId, active.get(event.podId)! - 1);
       },
     });
-    await waitUntil(() => t.kernel.acks.length === 5, "all five are acked");
+    await eventually(() => t.kernel.acks.length === 5, "all five are acked");
     expect(maxPerPod).toBe(1);
     expect(maxTotal).toBeGreaterThan(1);
     await t.finish();
@@ -361,7 +361,7 @@ describe("runDriver", () => {
         throw new Error("metrics broke");
       },
     });
-    await waitUntil(() => t.kernel.acks.length === 1, "the event is acked anyway");
+    await eventually(() => t.kernel.acks.length === 1, "the event is acked anyway");
     await t.finish();
   });
 

@@ -1,8 +1,8 @@
+import { eventually } from "@commonly/cap-kernel/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { CapClient } from "../../src/client.js";
 import { runDriver } from "../../src/driver.js";
 import { CapSdkError } from "../../src/errors.js";
-import { waitUntil } from "../helpers/deadline.js";
 import { send, tinyServer } from "../helpers/tiny-server.js";
 
 const TOKEN = `cm_agent_${"0f".repeat(32)}`;
@@ -85,7 +85,7 @@ describe("CapClient over real sockets", () => {
       handle: () => {},
     });
     const polls = () => server.seen.filter((s) => s.url.includes("/events?"));
-    await waitUntil(() => polls().length >= 3, "three polls");
+    await eventually(() => polls().length >= 3, "three polls");
     stop.abort();
     await done;
     const ids = polls().map((s) => new URL(s.url, "http://x").searchParams.get("pollId"));
@@ -158,7 +158,10 @@ describe("runDriver against a production-shaped kernel", () => {
     });
     const intervalPolls = () =>
       server.seen.filter((s) => s.url.includes("/events?") && !s.url.includes("wait"));
-    await waitUntil(() => acks.length === 2 && intervalPolls().length > 0, "both acked and interval polling");
+    await eventually(
+      () => acks.length === 2 && intervalPolls().length > 0,
+      "both acked and interval polling",
+    );
     stop.abort();
     await done;
     expect(acks).toEqual([

@@ -1,12 +1,16 @@
 /**
- * A throwaway PostgreSQL cluster of a test's own, which it may stop and start (never the shared one) — the
- * kernel's and the CLI's store-outage tests restart it under load: `pg_createcluster` on a free port, as root on Debian (CI). Elsewhere `unavailableReason` says why not.
- * Must never: touch a cluster it did not create, or leave one behind (`drop()` in afterAll).
+ * PostgreSQL for tests. `freshPgSchema()`: an empty schema of a test's own on the shared server
+ * (`CAP_TEST_PG_URL`), as a `--db` URL (`?schema=`). `PgCluster`: a throwaway cluster of a test's own,
+ * which it may stop and start (never the shared one) — the kernel's and the CLI's store-outage tests
+ * restart it under load: `pg_createcluster` on a free port, as root on Debian (CI); elsewhere
+ * `clusterUnavailable` says why not.
+ * Must never: touch a cluster or schema it did not create, or leave one behind (`drop()` in afterAll).
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync } from "node:fs";
-import { createServer } from "node:net";
+import pg from "pg";
+import { freePort } from "./process.js";
 
 function which(cmd: string): boolean {
   return spawnSync("sh", ["-c", `command -v ${cmd}`]).status === 0;
@@ -18,14 +22,6 @@ export const clusterUnavailable: string | null =
     : !which("pg_createcluster") || !existsSync("/usr/lib/postgresql")
       ? "pg_createcluster not installed (Debian's postgresql package)"
       : null;
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const { port } = s.address() as { port: number };
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 export class PgCluster {
   private constructor(
@@ -71,4 +67,32 @@ export class PgCluster {
   drop(): void {
     spawnSync("pg_dropcluster", ["--stop", this.version, this.name], { stdio: "ignore" });
   }
+}
+
+/** The shared test server (`CAP_TEST_PG_URL`), or undefined: PostgreSQL tests then skip, saying why. */
+export const pgTestUrl: string | undefined = process.env.CAP_TEST_PG_URL || undefined;
+export const pgSkipReason = "skipped: CAP_TEST_PG_URL is not set (.ci/run starts a throwaway PostgreSQL)";
+
+/** A fresh schema on `base` (default `CAP_TEST_PG_URL`): `url` carries `?schema=`, `drop()` removes it. */
+export async function freshPgSchema(
+  prefix = "cap_test",
+  base = pgTestUrl,
+): Promise<{ url: string; schema: string; drop(): Promise<void> }> {
+  if (!base) throw new Error(pgSkipReason);
+  const schema = `${prefix}_${randomBytes(5).toString("hex")}`;
+  const url = new URL(base);
+  url.searchParams.set("schema", schema);
+  return {
+    url: url.toString(),
+    schema,
+    async drop() {
+      const c = new pg.Client({ connectionString: base });
+      await c.connect();
+      try {
+        await c.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
 }

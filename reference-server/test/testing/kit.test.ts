@@ -1,18 +1,18 @@
 import { describe, expect, it } from "vitest";
-import { spawnProcess, waitFor } from "../src/testing/process.js";
+import { eventually, spawnProcess } from "../../src/testing/index.js";
 
-describe("waitFor", () => {
+describe("eventually", () => {
   it("resolves as soon as the probe returns a value", async () => {
     let n = 0;
-    expect(await waitFor("the third probe", () => (++n >= 3 ? n : undefined), { intervalMs: 1 })).toBe(3);
+    expect(await eventually(() => (++n >= 3 ? n : undefined), "the third probe", { everyMs: 1 })).toBe(3);
   });
 
   it("fails at the deadline naming what it waited for and the last error", async () => {
     const probe = () => {
       throw new Error("kernel down");
     };
-    await expect(waitFor("the reply", probe, { timeoutMs: 50, intervalMs: 10 })).rejects.toThrow(
-      /waiting for the reply \(last error: kernel down\)/,
+    await expect(eventually(probe, "the reply", { timeoutMs: 50, everyMs: 10 })).rejects.toThrow(
+      /waiting until the reply \(last error: kernel down\)/,
     );
   });
 });

@@ -1,17 +1,48 @@
 /**
  * Child processes for end-to-end tests: spawned in their own process group (so a shell script's curl dies
- * with it), output captured for failure messages, stopped with SIGTERM and, after a deadline, SIGKILL.
+ * with it), output captured for failure messages, stopped with SIGTERM and, after a deadline, SIGKILL;
+ * a free port, and waiting until a port accepts connections.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { connect, createServer } from "node:net";
+import { eventually } from "./deadline.js";
+
+/** A port nobody listens on now (for a process that must come back on the same port). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((r) => server.close(() => r()));
+  return port;
+}
+
+/** Resolves once `host:port` accepts a TCP connection; fails at the deadline. */
+export async function waitForPort(port: number, host = "127.0.0.1", timeoutMs = 20_000): Promise<void> {
+  await eventually(
+    () =>
+      new Promise<boolean>((resolve) => {
+        const socket = connect({ port, host });
+        socket.once("connect", () => {
+          socket.destroy();
+          resolve(true);
+        });
+        socket.once("error", () => resolve(false));
+      }),
+    `${host}:${port} accepts connections`,
+    { timeoutMs },
+  );
+}
 
 export interface Spawned {
   readonly child: ChildProcess;
   /** Everything written to stdout and stderr so far. */
   output(): string;
+  /** Resolves with the exit code (null after a signal) once the process has exited. */
+  readonly exited: Promise<number | null>;
   /** Resolves with the first match of `pattern` in the output, or rejects at the deadline or on exit. */
   waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
-  /** SIGTERM to the group, SIGKILL after `graceMs`; resolves once the process has exited. */
-  stop(graceMs?: number): Promise<void>;
+  /** `signal` (SIGTERM) to the group, SIGKILL after `graceMs`; resolves once the process has exited. */
+  stop(graceMs?: number, signal?: NodeJS.Signals): Promise<void>;
 }
 
 export function spawnProcess(
@@ -33,15 +64,16 @@ export function spawnProcess(
   };
   child.stdout?.on("data", onData);
   child.stderr?.on("data", onData);
-  const exited = new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve();
-    child.once("exit", () => resolve());
-    child.once("error", () => resolve());
+  const exited = new Promise<number | null>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode);
+    child.once("exit", (code) => resolve(code));
+    child.once("error", () => resolve(null));
   });
   const label = options.name ?? command;
 
   return {
     child,
+    exited,
     output: () => out,
     waitForOutput(pattern, timeoutMs = 20_000) {
       return new Promise((resolve, reject) => {
@@ -76,11 +108,11 @@ export function spawnProcess(
         check();
       });
     },
-    async stop(graceMs = 10_000) {
+    async stop(graceMs = 10_000, signal: NodeJS.Signals = "SIGTERM") {
       if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
       const group = -child.pid;
       try {
-        process.kill(group, "SIGTERM");
+        process.kill(group, signal);
       } catch {
         return;
       }
@@ -95,30 +127,4 @@ export function spawnProcess(
       clearTimeout(timer);
     },
   };
-}
-
-/**
- * Polls `probe` until it returns a value other than `undefined`/`false`, or fails at the deadline with
- * `what` and the last error. Deadlines, not sleeps: a fast machine finishes as soon as the state is there.
- */
-export async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | undefined | false> | T | undefined | false,
-  { timeoutMs = 15_000, intervalMs = 100 } = {},
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined && v !== false) return v as T;
-    } catch (err) {
-      lastError = err;
-    }
-    if (Date.now() > deadline) {
-      const why = lastError ? ` (last error: ${(lastError as Error).message})` : "";
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${why}`);
-    }
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
 }
