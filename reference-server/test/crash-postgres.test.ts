@@ -12,6 +12,7 @@ import {
   createDatabase,
   dropDatabase,
   emit,
+  eventually,
   KernelProcess,
   PG_URL,
   type Provisioned,
@@ -20,7 +21,6 @@ import {
   SKIP_REASON,
   sql,
   stopAll,
-  waitFor,
 } from "./replicas/harness.js";
 
 interface Memory {
@@ -85,10 +85,10 @@ describe.skipIf(!PG_URL)(`kill -9 of a PostgreSQL-backed kernel mid-load${SKIP_R
       if (r.status === 200) memoryOk = memorySent;
     });
 
-    await waitFor(
-      "load to build up",
+    await eventually(
       () => acked.size >= 60 && memoryOk >= 20 && enqueued.size - acked.size >= 5,
-      60_000,
+      "load to build up",
+      { timeoutMs: 60_000 },
     );
     crashed = true;
     expect(await k1.stop("SIGKILL")).toBeNull(); // killed by the signal, not exited
@@ -97,14 +97,14 @@ describe.skipIf(!PG_URL)(`kill -9 of a PostgreSQL-backed kernel mid-load${SKIP_R
     // A statement the dead process sent may still be running in its server backend (PostgreSQL notices the
     // closed socket only when it answers): look at the database once those backends are gone.
     const dbName = new URL(db).pathname.slice(1);
-    await waitFor("the killed kernel's database sessions to end", async () => {
+    await eventually(async () => {
       const r = await sql<{ n: number }>(
         db,
         "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
         [dbName],
       );
       return r[0]!.n === 0;
-    });
+    }, "the killed kernel's database sessions to end");
 
     // After the crash: everything the kernel confirmed is durable.
     const rows = await sql<{ id: string; state: string }>(db, "SELECT id, state FROM events");
@@ -117,8 +117,7 @@ describe.skipIf(!PG_URL)(`kill -9 of a PostgreSQL-backed kernel mid-load${SKIP_R
     const k2 = await KernelProcess.start(db, { leaseSeconds: 1, maxAttempts: 1000 });
     const revived: string[] = [];
     const drained = new Set<string>();
-    await waitFor(
-      "every event to be acked after the restart",
+    await eventually(
       async () => {
         for (const e of await poll(k2.url, agent.token, 50, 1)) {
           if (acked.has(e.id)) revived.push(e.id);
@@ -131,8 +130,8 @@ describe.skipIf(!PG_URL)(`kill -9 of a PostgreSQL-backed kernel mid-load${SKIP_R
         );
         return left[0]!.n === 0;
       },
-      60_000,
-      0,
+      "every event to be acked after the restart",
+      { timeoutMs: 60_000, everyMs: 0 },
     );
     expect(revived).toEqual([]);
     expect(drained.size).toBe(openAtCrash);

@@ -2,59 +2,31 @@
  * Runs the built `cap-kernel` (dist/bin.js) as a real process on a real socket, for tests about the
  * process itself: serve, graceful shutdown, kill -9 and restart, the CLI acting on a database file.
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import type { ChildProcess } from "node:child_process";
+import { kernelBin, kernelCli, spawnProcess } from "../../src/testing/index.js";
 
-export const BIN = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "dist", "bin.js");
+export const BIN = kernelBin();
 
 export interface KernelProcess {
   proc: ChildProcess;
   url: string;
+  /** The process's output so far (stdout and stderr). */
   stderr: () => string;
   exited: Promise<number | null>;
 }
 
 export async function startKernel(args: string[], env: Record<string, string> = {}): Promise<KernelProcess> {
-  const proc = spawn(process.execPath, [BIN, "serve", "--port", "0", "--log-level", "warn", ...args], {
+  const p = spawnProcess(process.execPath, [BIN, "serve", "--port", "0", "--log-level", "warn", ...args], {
     env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
+    name: "cap-kernel serve",
   });
-  let err = "";
-  proc.stdout?.resume();
-  const exited = new Promise<number | null>((resolve) => proc.once("exit", (code) => resolve(code)));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`cap-kernel did not start in 30 s:\n${err}`)), 30_000);
-    proc.stderr?.on("data", (d: Buffer) => {
-      err += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(err);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-    proc.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`cap-kernel exited with ${code} before listening:\n${err}`));
-    });
-  });
-  return { proc, url, stderr: () => err, exited };
+  const url = (await p.waitForOutput(/listening on (http:\/\/\S+)/, 30_000))[1]!;
+  return { proc: p.child, url, stderr: p.output, exited: p.exited };
 }
 
 /** Run a CLI command to completion; resolves with stdout (rejects with stderr on a non-zero exit). */
-export function cli(args: string[], env: Record<string, string> = {}): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args],
-      { env: { ...process.env, ...env } },
-      (error, stdout, stderr) => {
-        if (error) reject(new Error(`cap-kernel ${args.join(" ")} failed: ${stderr}`));
-        else resolve(stdout);
-      },
-    );
-  });
-}
+export const cli = (args: string[], env: Record<string, string> = {}): Promise<string> =>
+  kernelCli(args, env);
 
 export async function api(url: string, token: string | null, method = "GET", body?: unknown) {
   const r = await fetch(url, {

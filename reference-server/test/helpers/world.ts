@@ -8,6 +8,7 @@ import type { KernelConfig } from "../../src/config.js";
 import { buildApp } from "../../src/http/app.js";
 import type { Store } from "../../src/store/contract.js";
 import { openSqliteStore } from "../../src/store/sqlite/index.js";
+import { eventually as poll } from "../../src/testing/index.js";
 
 export interface Agent {
   name: string;
@@ -116,18 +117,22 @@ export async function makeWorld(opts: WorldOptions = {}) {
 
 export type World = Awaited<ReturnType<typeof makeWorld>>;
 
-/** Poll until `cond` holds or the deadline passes (no sleeps of guessed length). */
+/** Poll `fn` until its value satisfies `cond` or the deadline passes (the kit's deadline loop). */
 export async function eventually<T>(
   fn: () => Promise<T>,
   cond: (v: T) => boolean,
   timeoutMs = 5000,
 ): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (cond(v)) return v;
-    if (Date.now() > end)
-      throw new Error(`condition not met within ${timeoutMs} ms; last value ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  let last: T | undefined;
+  const hit = await poll(
+    async () => {
+      last = await fn();
+      return cond(last) ? { value: last } : undefined;
+    },
+    "the condition holds",
+    { timeoutMs, everyMs: 10 },
+  ).catch((err: Error) => {
+    throw new Error(`${err.message}; last value ${JSON.stringify(last)}`);
+  });
+  return hit.value;
 }

@@ -15,6 +15,7 @@ import {
   createDatabase,
   dropDatabase,
   emit,
+  eventually,
   KernelProcess,
   PG_URL,
   type Provisioned,
@@ -23,7 +24,6 @@ import {
   SKIP_REASON,
   sql,
   stopAll,
-  waitFor,
 } from "./harness.js";
 
 const SECONDS = Number(process.env.CAP_TEST_LOAD_SECONDS ?? (process.env.CAP_TEST_LONG === "1" ? 60 : 20));
@@ -104,20 +104,16 @@ describe.skipIf(!PG_URL)(`16 pollers on two PostgreSQL replicas under load${SKIP
       const started = performance.now();
       const pollers = Array.from({ length: POLLERS }, (_, p) => poller(replicas[p % 2]!, p));
       const producers = [0, 1, 2, 3].map((n) => producer(replicas[n % 2]!, n));
-      await waitFor(
-        "the load period to end",
-        () => performance.now() - started >= SECONDS * 1000,
-        SECONDS * 1000 + 5000,
-        100,
-      );
+      await eventually(() => performance.now() - started >= SECONDS * 1000, "the load period to end", {
+        timeoutMs: SECONDS * 1000 + 5000,
+        everyMs: 100,
+      });
       loading = false;
       await Promise.all(producers);
-      await waitFor(
-        "every emitted event to be acked",
-        () => [...emitted].every((id) => acked.has(id)),
-        60_000,
-        50,
-      );
+      await eventually(() => [...emitted].every((id) => acked.has(id)), "every emitted event to be acked", {
+        timeoutMs: 60_000,
+        everyMs: 50,
+      });
       polling = false;
       await Promise.all(pollers);
       const elapsed = (performance.now() - started) / 1000;

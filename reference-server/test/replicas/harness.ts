@@ -6,30 +6,14 @@
  * Must never: sleep a guessed amount (everything waits for a condition against a deadline), or leave a
  * child process or a database behind (stopAll / dropDatabase in afterAll).
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import pg from "pg";
+import { kernelBin, kernelCli, type Spawned, spawnProcess } from "../../src/testing/index.js";
+
+export { eventually } from "../../src/testing/index.js";
 
 export const PG_URL = process.env.CAP_TEST_PG_URL;
 export const SKIP_REASON = PG_URL ? "" : " (skipped: CAP_TEST_PG_URL not set — .ci/run starts PostgreSQL)";
-
-const BIN = join(resolve(dirname(fileURLToPath(import.meta.url)), "..", ".."), "dist", "bin.js");
-
-export async function waitFor(
-  what: string,
-  cond: () => boolean | Promise<boolean>,
-  timeoutMs = 15_000,
-  everyMs = 20,
-): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
 
 async function admin<T>(fn: (c: pg.Client) => Promise<T>, url = PG_URL!): Promise<T> {
   const c = new pg.Client({ connectionString: url });
@@ -71,65 +55,52 @@ export interface Provisioned {
 }
 
 export async function provision(db: string, args: string[]): Promise<Provisioned> {
-  const { stdout } = await promisify(execFile)(process.execPath, [BIN, "provision", "--db", db, ...args], {
-    timeout: 60_000,
-  });
-  return JSON.parse(stdout) as Provisioned;
+  return JSON.parse(await kernelCli(["provision", "--db", db, ...args])) as Provisioned;
 }
 
 const running = new Set<KernelProcess>();
 
 /** One `cap-kernel serve` child process on an ephemeral port. */
 export class KernelProcess {
-  output = "";
   url = "";
-  private readonly exited: Promise<number | null>;
-  private exitCode: number | null | undefined;
 
-  private constructor(readonly proc: ChildProcess) {
-    this.exited = new Promise((r) => proc.once("exit", (code) => r(code)));
-    void this.exited.then((c) => {
-      this.exitCode = c;
-    });
-    const collect = (d: Buffer) => {
-      this.output += d.toString();
-    };
-    proc.stdout!.on("data", collect);
-    proc.stderr!.on("data", collect);
+  private constructor(private readonly spawned: Spawned) {}
+
+  get proc() {
+    return this.spawned.child;
+  }
+
+  get output(): string {
+    return this.spawned.output();
   }
 
   static async start(
     db: string,
     opts: { leaseSeconds: number; maxAttempts?: number },
   ): Promise<KernelProcess> {
-    const args = [BIN, "serve", "--db", db, "--port", "0", "--lease-seconds", String(opts.leaseSeconds)];
+    const args = [
+      kernelBin(),
+      "serve",
+      "--db",
+      db,
+      "--port",
+      "0",
+      "--lease-seconds",
+      String(opts.leaseSeconds),
+    ];
     if (opts.maxAttempts) args.push("--max-attempts", String(opts.maxAttempts));
     args.push("--log-level", "warn");
-    const k = new KernelProcess(spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] }));
+    const k = new KernelProcess(spawnProcess(process.execPath, args, { name: "cap-kernel serve" }));
     running.add(k);
-    await waitFor(
-      "cap-kernel serve to listen",
-      () => {
-        if (k.exitCode !== undefined)
-          throw new Error(`cap-kernel serve exited (${k.exitCode}):\n${k.output}`);
-        k.url = /listening on (http:\/\/\S+)/.exec(k.output)?.[1] ?? "";
-        return k.url !== "";
-      },
-      60_000,
-    );
+    k.url = (await k.spawned.waitForOutput(/listening on (http:\/\/\S+)/, 60_000))[1]!;
     return k;
   }
 
-  /** SIGTERM (graceful) or SIGKILL (crash); resolves when the process is gone. */
+  /** SIGTERM (graceful) or SIGKILL (crash); resolves with the exit code when the process is gone. */
   async stop(signal: NodeJS.Signals = "SIGTERM"): Promise<number | null> {
     running.delete(this);
-    if (this.proc.exitCode === null && this.proc.signalCode === null) this.proc.kill(signal);
-    const t = setTimeout(() => this.proc.kill("SIGKILL"), 20_000);
-    try {
-      return await this.exited;
-    } finally {
-      clearTimeout(t);
-    }
+    await this.spawned.stop(20_000, signal);
+    return this.spawned.exited;
   }
 
   async metric(name: string): Promise<number> {

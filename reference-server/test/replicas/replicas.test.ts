@@ -11,6 +11,7 @@ import {
   createDatabase,
   dropDatabase,
   emit,
+  eventually,
   KernelProcess,
   PG_URL,
   type Provisioned,
@@ -18,7 +19,6 @@ import {
   provision,
   SKIP_REASON,
   stopAll,
-  waitFor,
 } from "./harness.js";
 
 describe.skipIf(!PG_URL)(`two cap-kernel replicas on one PostgreSQL${SKIP_REASON}`, () => {
@@ -79,9 +79,9 @@ describe.skipIf(!PG_URL)(`two cap-kernel replicas on one PostgreSQL${SKIP_REASON
     for (let round = 0; round < 5; round++) {
       const waiting = poll(r2.url, b.token, 5, waitSeconds);
       const started = performance.now();
-      await waitFor(
-        "the long-poll to wait on replica 2",
+      await eventually(
         async () => (await r2.metric("cap_long_polls_waiting")) >= 1,
+        "the long-poll to wait on replica 2",
       );
       const id = await emit(r1.url, human(), { agentName: "beta", podId: b.podId, payload: { round } });
       const posted = performance.now();

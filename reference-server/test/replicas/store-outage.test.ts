@@ -8,9 +8,9 @@
  * within 5 s of the database accepting connections again.
  */
 
-import { clusterUnavailable, PgCluster } from "../../src/testing/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, KernelProcess, type Provisioned, provision, sql, stopAll, waitFor } from "./harness.js";
+import { clusterUnavailable, PgCluster } from "../../src/testing/index.js";
+import { call, eventually, KernelProcess, type Provisioned, provision, sql, stopAll } from "./harness.js";
 
 const CAP = "/api/agents/runtime";
 const skip = clusterUnavailable ? ` (skipped: ${clusterUnavailable})` : "";
@@ -98,10 +98,12 @@ describe.skipIf(clusterUnavailable !== null)(`PostgreSQL restarting under load${
       }
     })();
 
-    await waitFor("load to build up", () => posted.size >= 20 && acked.size >= 10, 60_000);
+    await eventually(() => posted.size >= 20 && acked.size >= 10, "load to build up", { timeoutMs: 60_000 });
     const down503 = () => statuses.get(503) ?? 0;
     cluster.stop();
-    await waitFor("requests answered 503 while the database is down", () => down503() >= 10, 30_000);
+    await eventually(() => down503() >= 10, "requests answered 503 while the database is down", {
+      timeoutMs: 30_000,
+    });
     for (const k of replicas) {
       const ready = await fetch(`${k.url}/readyz`);
       expect(ready.status).toBe(503);
@@ -110,8 +112,7 @@ describe.skipIf(clusterUnavailable !== null)(`PostgreSQL restarting under load${
     cluster.start();
     const back = Date.now();
     // Serving normally: both replicas ready, and a post and a poll through each answer as usual.
-    await waitFor(
-      "both replicas to serve normally again",
+    await eventually(
       async () => {
         for (const k of replicas) {
           if ((await fetch(`${k.url}/readyz`)).status !== 200) return false;
@@ -124,11 +125,14 @@ describe.skipIf(clusterUnavailable !== null)(`PostgreSQL restarting under load${
         }
         return true;
       },
-      5_000,
+      "both replicas to serve normally again",
+      { timeoutMs: 5_000 },
     );
     const recoveredMs = Date.now() - back;
     const postedAtReturn = posted.size;
-    await waitFor("more load after the return", () => posted.size >= postedAtReturn + 10, 30_000);
+    await eventually(() => posted.size >= postedAtReturn + 10, "more load after the return", {
+      timeoutMs: 30_000,
+    });
     stop = true;
     await Promise.all([authorLoop, readerLoop]);
 
