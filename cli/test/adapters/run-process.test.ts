@@ -1,10 +1,11 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { eventually } from "@commonly/cap-kernel/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AdapterError } from "../../src/adapters/adapter-error.js";
 import { runProcess } from "../../src/adapters/run-process.js";
-import { alive, waitFor } from "../helpers/fake-cli.js";
+import { alive } from "../helpers/fake-cli.js";
 import { spawnDouble } from "../helpers/spawn-double.js";
 
 let dir: string;
@@ -98,7 +99,7 @@ describe("runProcess", () => {
     const pid = Number(readFileSync(pidFile, "utf8"));
     try {
       // The child died of SIGTERM at once; the grandchild gets its SIGKILL when the grace ends.
-      await waitFor(() => !alive(pid), { timeoutMs: 5000 });
+      await eventually(() => !alive(pid), `process ${pid} is gone`, { timeoutMs: 5000 });
     } finally {
       if (alive(pid)) process.kill(pid, "SIGKILL"); // do not leak it when the assertion fails
     }
@@ -113,12 +114,8 @@ describe("runProcess", () => {
         signal: ac.signal,
       },
     );
-    await waitFor(() => {
-      try {
-        return readFileSync(pidFile, "utf8") !== "";
-      } catch {
-        return false;
-      }
+    await eventually(() => readFileSync(pidFile, "utf8") !== "", "the child wrote its pid", {
+      timeoutMs: 5000,
     });
     ac.abort(new Error("shutting down"));
     const err = await rejection(p);

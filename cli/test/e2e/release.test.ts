@@ -39,7 +39,11 @@ describe("commonly agent run releases what it holds", () => {
     expect(released).toMatchObject({ delaySeconds: 1, attempts: 1, status: "pending", level: "info" });
     expect(released!.reason).toMatch(/^handler failed \(runtime, 1 in a row\): claude exited with code 3/);
     await run.waitFor(/↩ released evt_\S+ \(handler failed .*\); back in 1s/);
-    const [event] = await kernel.queue("rel1");
+    // The reply lands before its ack: wait for the ack instead of reading the queue once.
+    const event = await eventually(
+      async () => (await kernel.queue("rel1")).find((e) => e.state === "acked"),
+      "the retried event is acked",
+    );
     expect(event).toMatchObject({ state: "acked", attempts: 2 });
     expect(event!.releaseReason).toBe(released!.reason);
     const calls = c.calls({ cli: "claude", event: "call" });

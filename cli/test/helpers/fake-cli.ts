@@ -90,15 +90,3 @@ export function alive(pid: number): boolean {
     return process.platform !== "linux";
   }
 }
-
-/** Polls `check` until it is true or the deadline passes (no fixed sleeps). */
-export async function waitFor(
-  check: () => boolean,
-  { timeoutMs = 5000, intervalMs = 20 } = {},
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-}
