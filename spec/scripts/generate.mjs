@@ -101,9 +101,12 @@ function queryDefaults(doc) {
   ].join("\n");
 }
 
-async function writeTypes(document, file, source) {
+// `defaultNonNullable` (openapi-typescript's default) types a field with a `default` as always present.
+// The admin document's defaults are all in request bodies, where the field may well be absent, so its
+// types turn it off; the CAP document keeps it, as the SDK's published types always had it.
+async function writeTypes(document, file, source, defaultNonNullable) {
   const text = readFileSync(join(out, document), "utf8");
-  const ast = await openapiTS(text, { emptyObjectsUnknown: true, alphabetize: true });
+  const ast = await openapiTS(text, { emptyObjectsUnknown: true, alphabetize: true, defaultNonNullable });
   writeFileSync(
     join(out, "types", file),
     `// ${header(source)}\n\n${astToString(ast)}${queryDefaults(parse(text))}`,
@@ -170,9 +173,9 @@ if (existsSync(join(spec, "src", "admin", "main.tsp"))) {
 // TypeScript types of both documents: the one generator of `paths`/`components`/`operations` for the
 // kernel, the SDK, the CLI and the tests (`@commonly/cap-spec/types/cap`, `/types/admin`).
 mkdirSync(join(out, "types"), { recursive: true });
-await writeTypes("cap-v1.openapi.yaml", "cap-v1.d.ts", "spec/src/cap");
+await writeTypes("cap-v1.openapi.yaml", "cap-v1.d.ts", "spec/src/cap", true);
 if (existsSync(join(out, "kernel-admin.openapi.yaml")))
-  await writeTypes("kernel-admin.openapi.yaml", "kernel-admin.d.ts", "spec/src/admin");
+  await writeTypes("kernel-admin.openapi.yaml", "kernel-admin.d.ts", "spec/src/admin", false);
 writeConstants(parse(readFileSync(join(out, "cap-v1.openapi.yaml"), "utf8")));
 
 // Registries as JSON for code that should not parse YAML at run time.

@@ -11,7 +11,13 @@ import type { ClaimInput, EventRecord } from "../store/contract.js";
 import type { AgentCaller, ServiceDeps } from "./deps.js";
 import type { EventsObserver } from "./events-observer.js";
 
-export type ReleaseBody = Cap["schemas"]["ReleaseRequest"];
+/**
+ * The spec's ReleaseRequest, with `delaySeconds` optional as it is on the wire: its default (0) is not
+ * filled by the body validator, while the generated type (openapi-typescript's defaultNonNullable, kept
+ * for the SDK's public types) calls it required.
+ */
+export type ReleaseBody = Omit<Cap["schemas"]["ReleaseRequest"], "delaySeconds"> &
+  Partial<Pick<Cap["schemas"]["ReleaseRequest"], "delaySeconds">>;
 
 export type ReleaseAnswer = { status: "pending"; availableAt: number } | { status: "failed" };
 

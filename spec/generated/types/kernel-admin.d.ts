@@ -455,7 +455,7 @@ export interface components {
              * @description Default 3600 (one hour); at most 7 days.
              * @default 3600
              */
-            expiresInSeconds: number;
+            expiresInSeconds?: number;
             scopes?: string[];
         };
         /** @description Create a pod; the caller becomes its first admin. */
@@ -470,7 +470,7 @@ export interface components {
          */
         CreateUserRequest: {
             /** @default false */
-            isAdmin: boolean;
+            isAdmin?: boolean;
             name: string;
         };
         DeadLetterList: {
@@ -599,7 +599,7 @@ export interface components {
              * @description false opts this installation out of `message.posted` (mentions and replies still wake it).
              * @default true
              */
-            messagePosted: boolean;
+            messagePosted?: boolean;
             podId: string;
             scopes?: string[];
         };
@@ -706,7 +706,7 @@ export interface components {
         /** @description Add a user to a pod, or change their role (pod admins). */
         PutMemberRequest: {
             /** @default member */
-            role: components["schemas"]["PodRole"];
+            role?: components["schemas"]["PodRole"];
             userId: string;
         };
         /**
