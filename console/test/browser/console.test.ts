@@ -143,7 +143,7 @@ describe("the dev console against a real cap-kernel", () => {
     expect(JSON.parse(await page.inputValue("#inject-payload"))).toMatchObject({ title: expect.any(String) });
     await page.click("#inject-form button[type=submit]");
     const row = page.locator('[data-agent="worker/default"] tr[data-event]', { hasText: "task.assigned" });
-    await row.eventually();
+    await row.waitFor();
     const eventId = (await row.getAttribute("data-event"))!;
     await expect.poll(() => row.getAttribute("data-state")).toBe("pending");
 
@@ -151,17 +151,17 @@ describe("the dev console against a real cap-kernel", () => {
     const { events } = await cap(kernel.agents.worker!.token, "GET", "/events?limit=10");
     expect(events.map((e: { id: string }) => e.id)).toEqual([eventId]);
     const leased = page.locator(`tr[data-event="${eventId}"][data-state="leased"]`);
-    await leased.eventually();
+    await leased.waitFor();
     const first = await leased.locator(".countdown").textContent();
     expect(first).toMatch(/^\d+\.\d s$/);
     await expect.poll(() => leased.locator(".countdown").textContent(), { timeout: 5_000 }).not.toBe(first);
 
     // max-attempts 1: when the lease ends unacked, the event is a dead letter.
     const dead = page.locator(`#dead-letters tr[data-dead="${eventId}"]`);
-    await dead.eventually({ timeout: 15_000 });
+    await dead.waitFor({ timeout: 15_000 });
     await dead.locator("button.requeue").click();
-    await page.locator(`tr[data-event="${eventId}"][data-state="pending"]`).eventually();
-    await dead.eventually({ state: "detached" });
+    await page.locator(`tr[data-event="${eventId}"][data-state="pending"]`).waitFor();
+    await dead.waitFor({ state: "detached" });
     const queue = await kernel.admin.get(`/api/admin/pods/${kernel.podId}/queue`);
     const ev = queue.agents
       .find((a: { agentName: string }) => a.agentName === "worker")
@@ -174,11 +174,11 @@ describe("the dev console against a real cap-kernel", () => {
     await page.fill("#post-content", text);
     await page.click("#post-form button[type=submit]");
     const reply = page.locator(".message.from-agent .content", { hasText: `echo: ${text}` });
-    await reply.eventually({ timeout: 20_000 });
-    await page.locator(".message.from-human .content", { hasText: text }).eventually();
+    await reply.waitFor({ timeout: 20_000 });
+    await page.locator(".message.from-human .content", { hasText: text }).waitFor();
     // The echo's message.posted event is acked in its queue, after one delivery.
     const acked = page.locator('[data-agent="echo/default"] tr[data-state="acked"]');
-    await acked.first().eventually({ timeout: 10_000 });
+    await acked.first().waitFor({ timeout: 10_000 });
     expect(await acked.first().locator("td.attempts").textContent()).toBe("1");
 
     mkdirSync(resultsDir, { recursive: true });
@@ -224,7 +224,7 @@ describe("the dev console against a real cap-kernel", () => {
       expect(first.events.map((e: { id: string }) => e.id)).toEqual([id]);
       expect(await release(id, 1, 6, "model provider answered 503")).toMatchObject({ status: "pending" });
       const row = page.locator(`tr[data-event="${id}"][data-state="pending"]`);
-      await row.eventually();
+      await row.waitFor();
       await expect.poll(() => row.getAttribute("data-delayed")).toBe("");
       const countdown = row.locator(".countdown.available");
       const shown = await countdown.textContent();
@@ -243,9 +243,9 @@ describe("the dev console against a real cap-kernel", () => {
       ]);
       expect(await release(id, 2, 0, "quota exhausted; giving up")).toMatchObject({ status: "failed" });
       const dead = page.locator(`#dead-letters tr[data-dead="${id}"]`);
-      await dead.eventually({ timeout: 15_000 });
+      await dead.waitFor({ timeout: 15_000 });
       expect(await dead.locator(".release-reason").textContent()).toBe("quota exhausted; giving up");
-      await page.locator(`tr[data-event="${id}"][data-state="failed"]`).eventually();
+      await page.locator(`tr[data-event="${id}"][data-state="failed"]`).waitFor();
       await front2?.close();
     } finally {
       await k2.stop();

@@ -5,6 +5,8 @@
  * decided here: an agent installed in it, a human member (or a kernel admin).
  * Must never let a body name its author, or commit a message without its events.
  */
+
+import type { components as Cap } from "@commonly/cap-spec/types/cap";
 import { iso } from "../clock.js";
 import { fail } from "../errors/registry.js";
 import { newId, sha256Hex } from "../secrets.js";
@@ -14,11 +16,8 @@ import { canonicalJson } from "./canonical-json.js";
 import type { AgentCaller, ServiceDeps, UserCaller } from "./deps.js";
 import { fanOut } from "./fan-out.js";
 
-export interface PostMessageBody {
-  content: string;
-  replyToMessageId?: string;
-  metadata?: Record<string, unknown>;
-}
+/** The body of a post, as CAP specifies it (an admin human post has the same fields). */
+export type PostMessageBody = Cap["schemas"]["PostMessageRequest"];
 
 export interface PostResult {
   status: 201;
