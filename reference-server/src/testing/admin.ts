@@ -1,7 +1,27 @@
 /**
- * A small JSON client for a kernel's HTTP surface with a bearer token: the admin API as a human or an
- * operator would use it, or any route. Failures throw with the kernel's `{code, message}` in the message.
+ * Clients for a kernel's admin surface with a bearer token, as a human or an operator would use it.
+ * `adminApi`: openapi-fetch typed by the types generated from spec/generated/kernel-admin.openapi.yaml (the
+ * same construction as `@commonly/cap-sdk/admin`, which the kit cannot import: the SDK's tests use the kit).
+ * `adminClient`: untyped JSON on any path, for tests that call a route by its literal URL.
+ * Both throw on a non-2xx answer with the status and the kernel's `{code, message}` in the message.
  */
+import type { paths } from "@commonly/cap-spec/types/admin";
+import createClient, { type Client } from "openapi-fetch";
+
+export type AdminApi = Client<paths>;
+
+export function adminApi(baseUrl: string, token: string): AdminApi {
+  const api = createClient<paths>({ baseUrl, headers: { authorization: `Bearer ${token}` } });
+  api.use({
+    async onResponse({ request, response }) {
+      if (response.ok) return undefined;
+      const path = new URL(request.url).pathname;
+      throw new Error(`${request.method} ${path} → ${response.status} ${await response.text()}`);
+    },
+  });
+  return api;
+}
+
 export interface AdminClient {
   // biome-ignore lint/suspicious/noExplicitAny: test code reads untyped JSON; callers may narrow with T.
   request<T = any>(method: string, path: string, body?: unknown): Promise<T>;

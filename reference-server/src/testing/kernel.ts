@@ -22,7 +22,7 @@ import { promisify } from "node:util";
 import { type ProvisionSpec, provision } from "../cli/provision.js";
 import { buildApp, type KernelApp } from "../http/app.js";
 import type { ProfileName } from "../profiles/index.js";
-import { type AdminClient, adminClient } from "./admin.js";
+import { type AdminApi, type AdminClient, adminApi, adminClient } from "./admin.js";
 import { eventually } from "./deadline.js";
 import { type Spawned, spawnProcess } from "./process.js";
 
@@ -121,7 +121,9 @@ export interface TestKernel {
   podId: string;
   human: { id: string; name: string; token: string };
   agents: Record<string, KernelAgent>;
-  /** JSON over HTTP as the admin human. */
+  /** The admin API as the admin human, typed by the spec (openapi-fetch). */
+  api: AdminApi;
+  /** Untyped JSON on any path as the admin human (`admin.get(`/api/pods/${id}`)`). */
   admin: AdminClient;
   /** The process's output so far (stdout and stderr); "" in-process. */
   output(): string;
@@ -311,14 +313,10 @@ function testKernel(
       token: a.token,
       tokenId: a.tokenId,
     };
-  // The URL may change only by restart (same port), so one client per kernel is enough.
-  const admin: AdminClient = {
-    request: (method, path, body) => adminClient(url(), user.token).request(method, path, body),
-    get: (path) => adminClient(url(), user.token).get(path),
-    post: (path, body) => adminClient(url(), user.token).post(path, body),
-    put: (path, body) => adminClient(url(), user.token).put(path, body),
-    delete: (path) => adminClient(url(), user.token).delete(path),
-  };
+  // The URL is known once the kernel listens and stays the same across restart (same port).
+  const admin = adminClient(url(), user.token);
+  const api = adminApi(url(), user.token);
+  const pod = { params: { path: { podId } } };
   const k: TestKernel = {
     get url() {
       return url();
@@ -327,6 +325,7 @@ function testKernel(
     podId,
     human: { id: user.id, name: user.name, token: user.token },
     agents,
+    api,
     admin,
     output: () => life.process()?.output() ?? "",
     get process() {
@@ -334,10 +333,13 @@ function testKernel(
     },
     app: life.app,
     async say(content) {
-      return (await admin.post<{ id: string }>(`/api/pods/${podId}/messages`, { content })).id;
+      return (await api.POST("/api/pods/{podId}/messages", { ...pod, body: { content } })).data!.id;
     },
     async messages() {
-      return (await admin.get<{ messages: PodMessage[] }>(`/api/pods/${podId}/messages?limit=100`)).messages;
+      const { data } = await api.GET("/api/pods/{podId}/messages", {
+        params: { path: { podId }, query: { limit: 100 } },
+      });
+      return data!.messages as PodMessage[];
     },
     replyTo(messageId, agent, timeoutMs = 30_000) {
       return eventually(
@@ -348,10 +350,8 @@ function testKernel(
       );
     },
     async queue(agent) {
-      const q = await admin.get<{ agents: Array<{ agentName: string; events: QueuedEvent[] }> }>(
-        `/api/admin/pods/${podId}/queue`,
-      );
-      return q.agents.find((a) => a.agentName === agent)?.events ?? [];
+      const { data } = await api.GET("/api/admin/pods/{podId}/queue", pod);
+      return (data!.agents.find((a) => a.agentName === agent)?.events ?? []) as QueuedEvent[];
     },
     async state(agent, eventId) {
       return (await k.queue(agent)).find((e) => e.id === eventId);

@@ -3,7 +3,6 @@
  * join codes. Humans post through the same messages service as agents, so fan-out is identical.
  */
 import type { FastifyInstance } from "fastify";
-import type { PodRole } from "../../kernel.js";
 import { wireDecision } from "../../services/decisions.js";
 import { wireJoinCode } from "../../services/joins.js";
 import { wireMember, wirePod } from "../../services/pods.js";
