@@ -8,18 +8,15 @@ export { type AdminApi, type AdminClient, adminApi, adminClient } from "./admin.
 export { type DeadlineOptions, eventually } from "./deadline.js";
 export {
   freshSqliteUrl,
-  type KernelAgent,
   kernelBin,
   kernelCli,
   kernelMissing,
-  type PodMessage,
   provisionConformance,
-  type QueuedEvent,
   type StartKernelOptions,
   startKernel,
   startKernelInProcess,
-  type TestKernel,
 } from "./kernel.js";
 export { clusterUnavailable, freshPgSchema, PgCluster, pgSkipReason, pgTestUrl } from "./pg.js";
 export { freePort, type Spawned, spawnProcess, waitForPort } from "./process.js";
 export { type AnswerSeen, type InterposedProxy, interposeProxy } from "./proxy.js";
+export type { KernelAgent, PodMessage, QueuedEvent, TestKernel } from "./test-kernel.js";
