@@ -39,10 +39,10 @@ describe("commonly agent run releases what it holds", () => {
     expect(released).toMatchObject({ delaySeconds: 1, attempts: 1, status: "pending", level: "info" });
     expect(released!.reason).toMatch(/^handler failed \(runtime, 1 in a row\): claude exited with code 3/);
     await run.waitFor(/↩ released evt_\S+ \(handler failed .*\); back in 1s/);
-    // The reply lands before its ack: wait for the ack instead of reading the queue once.
+    // The driver acks after its reply is posted (ack after the effect): wait for the ack, not the reply.
     const event = await eventually(
       async () => (await kernel.queue("rel1")).find((e) => e.state === "acked"),
-      "the retried event is acked",
+      "rel1 acks the retried event",
     );
     expect(event).toMatchObject({ state: "acked", attempts: 2 });
     expect(event!.releaseReason).toBe(released!.reason);
