@@ -64,10 +64,15 @@ function timedFetch(base: (request: Request) => Promise<Response>, timeoutMs: nu
   return async (request: Request): Promise<Response> => {
     const operation = `${request.method} ${new URL(request.url).pathname}`;
     const timeout = new AbortController();
+    // Rejects on its own too: a Request follows its signal only while something holds it, so a `fetch`
+    // that drops the Request must not leave the call hanging.
+    const timedOut = new Promise<never>((_, reject) => {
+      timeout.signal.addEventListener("abort", () => reject(timeout.signal.reason), { once: true });
+    });
     const timer = setTimeout(() => timeout.abort(), timeoutMs);
     const { controller, dispose } = linkSignals(request.signal, timeout.signal);
     try {
-      return await base(new Request(request, { signal: controller.signal }));
+      return await Promise.race([base(new Request(request, { signal: controller.signal })), timedOut]);
     } catch (err) {
       if (timeout.signal.aborted)
         throw new CapSdkError("timeout", `${operation} timed out after ${timeoutMs} ms`, { cause: err });

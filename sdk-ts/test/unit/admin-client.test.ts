@@ -64,13 +64,18 @@ describe("the admin client", () => {
     expect(err).toBeInstanceOf(CapSdkError);
     expect(err).toMatchObject({ code: "network" });
 
+    // Held like a real fetch holds its request in flight: undici's Request follows the caller's signal
+    // through a WeakRef, so an unreferenced Request may be collected before the abort reaches it.
+    const inFlight: Request[] = [];
     const never = (request: Request) =>
       new Promise<Response>((_, reject) => {
+        inFlight.push(request);
         const fail = () => reject(request.signal.reason);
         if (request.signal.aborted) fail();
         else request.signal.addEventListener("abort", fail, { once: true });
       });
     const slow = createAdminClient({ baseUrl: "http://kernel.test", timeoutMs: 20, fetch: never });
     await expect(slow.GET("/api/users/me")).rejects.toMatchObject({ code: "timeout" });
+    expect(inFlight).toHaveLength(1);
   });
 });
