@@ -3,10 +3,10 @@
  * socket: the answers it names ("existing", "gone") and the CliErrors a person sees.
  */
 import { type AddressInfo, createServer } from "node:net";
+import { startKernel, type TestKernel } from "@commonly/cap-kernel/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CliError } from "../../src/cli/errors.js";
 import { AdminApiError, createAdminApi } from "../../src/kernel/admin-api.js";
-import { TestKernel } from "../helpers/kernel.js";
 
 /** A loopback port nothing listens on: bound, then closed. */
 async function closedPort(): Promise<number> {
@@ -19,13 +19,13 @@ async function closedPort(): Promise<number> {
 
 let kernel: TestKernel;
 beforeAll(async () => {
-  kernel = await new TestKernel().start();
+  kernel = await startKernel();
 });
-afterAll(() => kernel?.dispose());
+afterAll(() => kernel?.stop());
 
 describe("the CLI's admin API", () => {
   it("publishes, installs (then finds it existing), issues, revokes and uninstalls (then finds them gone)", async () => {
-    const api = createAdminApi(`${kernel.url}/`, kernel.adminToken);
+    const api = createAdminApi(`${kernel.url}/`, kernel.human.token);
     expect(api.url).toBe(kernel.url);
     expect(await api.me()).toMatchObject({ name: "lily", isAdmin: true });
     await api.publish({ name: "adm1", displayName: "adm1" });
@@ -41,7 +41,7 @@ describe("the CLI's admin API", () => {
   });
 
   it("keeps the kernel's status and documented code on a refusal", async () => {
-    const api = createAdminApi(kernel.url, kernel.adminToken);
+    const api = createAdminApi(kernel.url, kernel.human.token);
     const err = await api
       .install({ agentName: "never-published", podId: kernel.podId, instanceId: "default" })
       .catch((e: unknown) => e);
@@ -57,7 +57,7 @@ describe("the CLI's admin API", () => {
     expect(rejected).toBeInstanceOf(CliError);
     expect(rejected).toMatchObject({ code: "not_logged_in" });
     const closed = await closedPort();
-    const down = await createAdminApi(`http://127.0.0.1:${closed}`, kernel.adminToken)
+    const down = await createAdminApi(`http://127.0.0.1:${closed}`, kernel.human.token)
       .me()
       .catch((e: unknown) => e);
     expect(down).toMatchObject({ code: "kernel_unreachable" });
