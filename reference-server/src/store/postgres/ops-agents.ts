@@ -6,12 +6,28 @@
  * installation and issuer whatever their states; the tokens service decides).
  */
 import type { AgentOpName, StoreOps } from "../contract.js";
-import { COLUMNS as C, cols, pick } from "./columns.js";
+import { rowMapper, selectList } from "../rows.js";
+import { AGENT_IDENTITIES, INSTALLATIONS, RUNTIME_TOKENS, USERS } from "../schema.js";
 import type { Db } from "./db.js";
 import { json } from "./db.js";
-import { toIdentity, toInstallation, toRegistryAgent, toRuntimeToken, toUser } from "./rows.js";
+import { toIdentity, toInstallation, toRegistryAgent, toRuntimeToken } from "./rows.js";
 
 type AgentOps = Pick<StoreOps, AgentOpName>;
+
+// Authentication joins four tables; each table's columns are aliased with a prefix (t_id, a_id, …) rather
+// than read through row_to_json, which would bypass the text decoding in db.ts.
+const FIND_RUNTIME_TOKEN = `
+  SELECT ${selectList(RUNTIME_TOKENS, "t")}, ${selectList(AGENT_IDENTITIES, "a")},
+         ${selectList(INSTALLATIONS, "i")}, ${selectList(USERS, "u")}
+    FROM runtime_tokens t
+    JOIN agent_identities a ON a.id = t.agent_id
+    JOIN installations i ON i.id = t.installation_id
+    LEFT JOIN users u ON u.id = t.issued_by
+   WHERE t.hash = $1`;
+const authToken = rowMapper(RUNTIME_TOKENS, "postgres", "t_");
+const authIdentity = rowMapper(AGENT_IDENTITIES, "postgres", "a_");
+const authInstallation = rowMapper(INSTALLATIONS, "postgres", "i_");
+const authIssuer = rowMapper(USERS, "postgres", "u_");
 
 export function agentOps(db: Db): AgentOps {
   const one = async <T>(text: string, values: unknown[], map: (r: never) => T): Promise<T | null> => {
@@ -137,24 +153,14 @@ export function agentOps(db: Db): AgentOps {
     },
     async findRuntimeTokenByHash(hash) {
       // One round trip on every authenticated request: the token with its identity, installation and issuer.
-      const rows = await db.query(
-        `SELECT ${cols("t", C.runtime_tokens)}, ${cols("a", C.agent_identities)}, ${cols("i", C.installations)},
-                ${cols("u", C.users)}
-           FROM runtime_tokens t
-           JOIN agent_identities a ON a.id = t.agent_id
-           JOIN installations i ON i.id = t.installation_id
-           LEFT JOIN users u ON u.id = t.issued_by
-          WHERE t.hash = $1`,
-        [hash],
-        "cap_find_runtime_token",
-      );
+      const rows = await db.query(FIND_RUNTIME_TOKEN, [hash], "cap_find_runtime_token");
       const r = rows[0];
       if (!r) return null;
       return {
-        token: toRuntimeToken(pick(r, "t", C.runtime_tokens)),
-        identity: toIdentity(pick(r, "a", C.agent_identities)),
-        installation: toInstallation(pick(r, "i", C.installations)),
-        issuer: r.u_id === null ? null : toUser(pick(r, "u", C.users)),
+        token: authToken(r),
+        identity: authIdentity(r),
+        installation: authInstallation(r),
+        issuer: r.u_id === null ? null : authIssuer(r),
       };
     },
     getRuntimeToken: (id) => one("SELECT * FROM runtime_tokens WHERE id = $1", [id], toRuntimeToken),

@@ -4,14 +4,18 @@
  * Must never: judge a token's validity (findUserTokenByHash returns whatever it finds; services judge).
  */
 import type { PeopleOpName, StoreOps } from "../contract.js";
-import { COLUMNS, cols } from "./columns.js";
+import { rowMapper, selectList } from "../rows.js";
+import { USER_TOKENS, USERS } from "../schema.js";
 import type { Db } from "./db.js";
-import { unprefix } from "./db.js";
-import { toMember, toPod, toUser, toUserToken } from "./rows.js";
+import { toMember, toPod, toUser } from "./rows.js";
 
 type PeopleOps = Pick<StoreOps, PeopleOpName>;
 
-const { users: USER_COLUMNS, user_tokens: USER_TOKEN_COLUMNS } = COLUMNS;
+const FIND_USER_TOKEN = `
+  SELECT ${selectList(USER_TOKENS, "t")}, ${selectList(USERS, "u")}
+    FROM user_tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = $1`;
+const authToken = rowMapper(USER_TOKENS, "postgres", "t_");
+const authUser = rowMapper(USERS, "postgres", "u_");
 
 export function peopleOps(db: Db): PeopleOps {
   const one = async <T>(text: string, values: unknown[], map: (r: never) => T): Promise<T | null> => {
@@ -53,14 +57,9 @@ export function peopleOps(db: Db): PeopleOps {
       );
     },
     async findUserTokenByHash(hash) {
-      const rows = await db.query(
-        `SELECT ${cols("t", USER_TOKEN_COLUMNS)}, ${cols("u", USER_COLUMNS)}
-           FROM user_tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = $1`,
-        [hash],
-        "cap_find_user_token",
-      );
+      const rows = await db.query(FIND_USER_TOKEN, [hash], "cap_find_user_token");
       const r = rows[0];
-      return r ? { token: toUserToken(unprefix(r, "t_")), user: toUser(unprefix(r, "u_")) } : null;
+      return r ? { token: authToken(r), user: authUser(r) } : null;
     },
     revokeUserTokensOfUser: (userId, now) =>
       count("UPDATE user_tokens SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL RETURNING 1", [

@@ -4,26 +4,11 @@
 
 import type { AgentOpName } from "../contract.js";
 import { StoreConflictError } from "../contract.js";
-import type { AgentIdentityRecord, RegistryAgentRecord } from "../records.js";
-import { type Row, toInstallation, toRuntimeToken, toUser } from "./rows.js";
+import { type Row, toIdentity, toInstallation, toRegistryAgent, toRuntimeToken, toUser } from "./rows.js";
 import { statementCache } from "./statement-cache.js";
 import type { SqliteContext, SyncOps } from "./types.js";
 
 type AgentOps = Pick<SyncOps, AgentOpName>;
-
-const toRegistry = (r: Row): RegistryAgentRecord => ({
-  name: r.name,
-  manifest: JSON.parse(r.manifest),
-  publishedBy: r.published_by,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-});
-const toIdentity = (r: Row): AgentIdentityRecord => ({
-  id: r.id,
-  agentName: r.agent_name,
-  instanceId: r.instance_id,
-  createdAt: r.created_at,
-});
 
 /** Runs an insert, turning a uniqueness violation into the contract's StoreConflictError. */
 export function insertOrConflict(run: () => unknown, what: string): void {
@@ -105,8 +90,8 @@ export function agentOps({ db, authChanged }: SqliteContext): AgentOps {
   };
   return {
     putRegistryAgent: (a) => void q.putRegistry.run({ ...a, manifest: JSON.stringify(a.manifest) }),
-    getRegistryAgent: (name) => one(q.getRegistry.get(name), toRegistry),
-    listRegistryAgents: () => (q.listRegistry.all() as Row[]).map(toRegistry),
+    getRegistryAgent: (name) => one(q.getRegistry.get(name), toRegistryAgent),
+    listRegistryAgents: () => (q.listRegistry.all() as Row[]).map(toRegistryAgent),
     ensureAgentIdentity: (i) => {
       q.insertIdentity.run(i);
       return toIdentity(q.findIdentity.get(i.agentName, i.instanceId) as Row);

@@ -3,59 +3,11 @@
  */
 
 import type { ContentOpName } from "../contract.js";
-import type { DecisionRecord, IdempotencyRecord, JoinCodeRecord, MemoryRecord } from "../records.js";
 import { insertOrConflict } from "./agent-ops.js";
-import { json, type Row, toMessage } from "./rows.js";
+import { json, type Row, toDecision, toIdempotency, toJoinCode, toMemory, toMessage } from "./rows.js";
 import type { SqliteContext, SyncOps } from "./types.js";
 
 type ContentOps = Pick<SyncOps, ContentOpName>;
-
-const toMemory = (r: Row): MemoryRecord => ({
-  agentId: r.agent_id,
-  content: r.content,
-  sections: JSON.parse(r.sections),
-  sourceRuntime: r.source_runtime,
-  syncKey: r.sync_key,
-  updatedAt: r.updated_at,
-});
-const toIdempotency = (r: Row): IdempotencyRecord => ({
-  agentId: r.agent_id,
-  key: r.key,
-  requestHash: r.request_hash,
-  podId: r.pod_id,
-  status: r.status,
-  body: JSON.parse(r.body),
-  createdAt: r.created_at,
-});
-const toDecision = (r: Row): DecisionRecord => ({
-  id: r.id,
-  podId: r.pod_id,
-  agentId: r.agent_id,
-  messageId: r.message_id,
-  decisionClass: r.decision_class,
-  title: r.title,
-  question: r.question,
-  options: JSON.parse(r.options),
-  threadRootId: r.thread_root_id,
-  context: r.context,
-  createdAt: r.created_at,
-  answeredAt: r.answered_at,
-  answeredBy: r.answered_by,
-  answerOption: r.answer_option,
-  answerMessageId: r.answer_message_id,
-});
-const toJoinCode = (r: Row): JoinCodeRecord => ({
-  id: r.id,
-  hash: r.hash,
-  podId: r.pod_id,
-  agentName: r.agent_name,
-  scopes: JSON.parse(r.scopes),
-  createdBy: r.created_by,
-  createdAt: r.created_at,
-  expiresAt: r.expires_at,
-  usedAt: r.used_at,
-  usedByInstallationId: r.used_by_installation_id,
-});
 
 export function contentOps({ db }: SqliteContext): ContentOps {
   const q = {

@@ -3,24 +3,10 @@
  */
 
 import type { PeopleOpName } from "../contract.js";
-import type { MemberRecord, PodRecord } from "../records.js";
-import { type Row, toUser, toUserToken } from "./rows.js";
+import { type Row, toMember, toPod, toUser, toUserToken } from "./rows.js";
 import type { SqliteContext, SyncOps } from "./types.js";
 
 type PeopleOps = Pick<SyncOps, PeopleOpName>;
-
-const toPod = (r: Row): PodRecord => ({
-  id: r.id,
-  name: r.name,
-  createdBy: r.created_by,
-  createdAt: r.created_at,
-});
-const toMember = (r: Row): MemberRecord => ({
-  podId: r.pod_id,
-  userId: r.user_id,
-  role: r.role,
-  addedAt: r.added_at,
-});
 
 export function peopleOps({ db, authChanged }: SqliteContext): PeopleOps {
   const q = {
