@@ -168,6 +168,9 @@ export const EVENTS = table<EventRecord>()("events", {
 
 /** The columns of EVENTS kept in `event_payloads`, keyed by the event's `seq`, instead of `events`. */
 export const EVENT_PAYLOAD_COLUMNS: readonly string[] = ["payload"];
+/** An event row with its payload, in both dialects: `SELECT ${EVENT_COLUMNS} FROM ${EVENT_ROWS}` (alias `e`). */
+export const EVENT_ROWS = "events e JOIN event_payloads p ON p.seq = e.seq";
+export const EVENT_COLUMNS = "e.*, p.payload";
 
 export const MESSAGES = table<MessageRecord>()("messages", {
   id: "text",

@@ -34,15 +34,15 @@ export function peopleOps({ db, authChanged }: SqliteContext): PeopleOps {
     podsByName: db.prepare("SELECT * FROM pods WHERE name = ? ORDER BY seq"),
     listPods: db.prepare("SELECT * FROM pods ORDER BY seq"),
     listPodsOfUser: db.prepare(
-      "SELECT p.* FROM pods p JOIN pod_members m ON m.pod_id = p.id WHERE m.user_id = ? ORDER BY p.seq",
+      "SELECT p.* FROM pods p JOIN members m ON m.pod_id = p.id WHERE m.user_id = ? ORDER BY p.seq",
     ),
     putMember: db.prepare(
-      `INSERT INTO pod_members (pod_id, user_id, role, added_at) VALUES (@podId, @userId, @role, @addedAt)
+      `INSERT INTO members (pod_id, user_id, role, added_at) VALUES (@podId, @userId, @role, @addedAt)
        ON CONFLICT (pod_id, user_id) DO UPDATE SET role = excluded.role`,
     ),
-    getMember: db.prepare("SELECT * FROM pod_members WHERE pod_id = ? AND user_id = ?"),
-    listMembers: db.prepare("SELECT * FROM pod_members WHERE pod_id = ? ORDER BY added_at, rowid"),
-    removeMember: db.prepare("DELETE FROM pod_members WHERE pod_id = ? AND user_id = ?"),
+    getMember: db.prepare("SELECT * FROM members WHERE pod_id = ? AND user_id = ?"),
+    listMembers: db.prepare("SELECT * FROM members WHERE pod_id = ? ORDER BY added_at, rowid"),
+    removeMember: db.prepare("DELETE FROM members WHERE pod_id = ? AND user_id = ?"),
   };
   return {
     insertUser: (u) => void q.insertUser.run({ ...u, isAdmin: u.isAdmin ? 1 : 0 }),

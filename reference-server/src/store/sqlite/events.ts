@@ -1,6 +1,6 @@
 /**
  * SQLite ops for the event queue: enqueue, claim with leases, ack, renew, retire, requeue, views.
- * Claims walk the partial index events_ready (agent_id, seq) WHERE state IN ('pending','leased'), so the
+ * Claims walk the partial index events_open (agent_id, seq) WHERE state IN ('pending','leased'), so the
  * oldest-first order comes from the index, not a sort. Attempts are counted at claim. Lease look-ups
  * (retire, next expiry) use events_leased (agent_id, lease_expires_at) WHERE state = 'leased', so a poll's
  * cost depends on what the agent holds, not on how many events wait behind it.
@@ -8,9 +8,9 @@
 import type { ClaimResult, EventOpName, RenewResult, RequeueResult } from "../contract.js";
 import type { EventRecord, QueueStats } from "../records.js";
 import { arrayMapper, columnNames } from "../rows.js";
-import { EVENTS as EVENTS_TABLE } from "../schema.js";
-import { insertOrConflict } from "./agent-ops.js";
-import { EVENT_COLUMNS, EVENTS, json, type Row, toEvent } from "./rows.js";
+import { EVENT_COLUMNS, EVENT_ROWS, EVENTS } from "../schema.js";
+import { insertOrConflict } from "./agents.js";
+import { json, type Row, toEvent } from "./rows.js";
 import { statementCache } from "./statement-cache.js";
 import type { SqliteContext, SyncOps } from "./types.js";
 
@@ -21,11 +21,11 @@ const OPEN = "state IN ('pending', 'leased')";
 // The claim reads its rows as arrays of the columns it does not know already: building a 19-property
 // object per row (RETURNING *) cost about 3 µs per event of a 50-event claim, more than the update.
 const CLAIM_GIVEN = ["agent_id", "state", "lease_expires_at", "payload"] as const;
-const CLAIM_SELECTED = ["seq", ...columnNames(EVENTS_TABLE, CLAIM_GIVEN)];
+const CLAIM_SELECTED = ["seq", ...columnNames(EVENTS, CLAIM_GIVEN)];
 const CLAIMED = CLAIM_SELECTED.join(", ");
 const SEQ = 0;
 const ATTEMPTS = CLAIM_SELECTED.indexOf("attempts");
-const toClaimed = arrayMapper(EVENTS_TABLE, "sqlite", CLAIM_SELECTED, CLAIM_GIVEN) as (
+const toClaimed = arrayMapper(EVENTS, "sqlite", CLAIM_SELECTED, CLAIM_GIVEN) as (
   row: readonly unknown[],
   agentId: string,
   state: "leased",
@@ -63,14 +63,14 @@ export function eventOps({ db, notify }: SqliteContext): EventOps {
       .prepare(
         `UPDATE events SET state = 'leased', attempts = attempts + 1, lease_expires_at = @leaseUntil
        WHERE seq IN (
-         SELECT seq FROM events INDEXED BY events_ready
+         SELECT seq FROM events INDEXED BY events_open
          WHERE agent_id = @agentId AND ${OPEN} AND (state = 'pending' OR lease_expires_at <= @now)
            AND attempts - attempt_base < @maxAttempts
          ORDER BY seq LIMIT @limit)
        RETURNING ${CLAIMED}`,
       )
       .raw(),
-    get: db.prepare(`SELECT ${EVENT_COLUMNS} FROM ${EVENTS} WHERE e.id = ?`),
+    get: db.prepare(`SELECT ${EVENT_COLUMNS} FROM ${EVENT_ROWS} WHERE e.id = ?`),
     ack: db.prepare(
       `UPDATE events SET state = 'acked', acked_at = @now, result = @result
        WHERE id = @id AND agent_id = @agentId AND state != 'acked' RETURNING *`,
@@ -87,7 +87,7 @@ export function eventOps({ db, notify }: SqliteContext): EventOps {
     ),
     readyAt: db.prepare(
       `SELECT MIN(CASE WHEN state = 'pending' THEN 0 ELSE lease_expires_at END) AS at
-         FROM events INDEXED BY events_ready
+         FROM events INDEXED BY events_open
         WHERE agent_id = ? AND ${OPEN} AND (state = 'pending' OR attempts - attempt_base < ?)`,
     ),
     requeue: db.prepare(
@@ -99,7 +99,7 @@ export function eventOps({ db, notify }: SqliteContext): EventOps {
        WHERE agent_id = @agentId AND pod_id = @podId AND ${OPEN}`,
     ),
     podEvents: db.prepare(
-      `SELECT ${EVENT_COLUMNS} FROM ${EVENTS} WHERE e.pod_id = ? ORDER BY e.seq DESC LIMIT ?`,
+      `SELECT ${EVENT_COLUMNS} FROM ${EVENT_ROWS} WHERE e.pod_id = ? ORDER BY e.seq DESC LIMIT ?`,
     ),
     stats: db.prepare("SELECT state, COUNT(*) AS n FROM events GROUP BY state"),
   };
@@ -205,7 +205,7 @@ export function eventOps({ db, notify }: SqliteContext): EventOps {
         where.push("e.pod_id = ?");
         args.push(podId);
       }
-      const sql = `SELECT ${EVENT_COLUMNS} FROM ${EVENTS} WHERE ${where.join(" AND ")} ORDER BY e.failed_at DESC, e.seq DESC LIMIT ?`;
+      const sql = `SELECT ${EVENT_COLUMNS} FROM ${EVENT_ROWS} WHERE ${where.join(" AND ")} ORDER BY e.failed_at DESC, e.seq DESC LIMIT ?`;
       return (prepared(sql).all(...args, limit) as Row[]).map(toEvent);
     },
     requeueEvent: (input) => requeueTx(input),

@@ -3,7 +3,7 @@
  */
 
 import type { ContentOpName } from "../contract.js";
-import { insertOrConflict } from "./agent-ops.js";
+import { insertOrConflict } from "./agents.js";
 import { json, type Row, toDecision, toIdempotency, toJoinCode, toMemory, toMessage } from "./rows.js";
 import type { SqliteContext, SyncOps } from "./types.js";
 
