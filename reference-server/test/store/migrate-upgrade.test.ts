@@ -12,7 +12,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import type { EventRecord, Store } from "../../src/store/contract.js";
+import type { EventRecord, Store, UserRecord } from "../../src/store/contract.js";
 import { openPostgresStore } from "../../src/store/postgres/index.js";
 import { loadMigrations, migrate as migratePostgres, quoteIdent } from "../../src/store/postgres/migrate.js";
 import type { Dialect } from "../../src/store/rows.js";
@@ -23,7 +23,7 @@ import { T0 } from "./contract-fixtures.js";
 const url = process.env.CAP_TEST_PG_URL;
 const skipped = url ? "" : " (skipped: CAP_TEST_PG_URL not set — .ci/run starts PostgreSQL)";
 
-const users = ["usr_a", "usr_b", "usr_c"].map((id, i) => ({
+const users: UserRecord[] = ["usr_a", "usr_b", "usr_c"].map((id, i) => ({
   id,
   name: `user ${i}`,
   isAdmin: i === 0,
@@ -221,7 +221,7 @@ async function expectEveryRow(store: Store): Promise<void> {
   expect(await store.getDecision(decision.id)).toEqual(decision);
   expect(await store.findJoinCodeByHash(joinCode.hash)).toEqual(joinCode);
   // New rows still go after the old ones (seq carried over).
-  await store.insertUser({ ...users[0], id: "usr_d", name: "late" });
+  await store.insertUser({ ...(users[0] as UserRecord), id: "usr_d", name: "late" });
   expect((await store.listUsers()).map((u) => u.id)).toEqual(["usr_a", "usr_b", "usr_c", "usr_d"]);
   await store.putMember({ podId: pod.id, userId: "usr_d", role: "member", addedAt: T0 });
   expect((await store.listMembers(pod.id)).map((m) => m.userId)).toEqual(["usr_b", "usr_a", "usr_d"]);
