@@ -133,3 +133,38 @@ export function recordMappers(dialect: Dialect) {
     toJoinCode: rowMapper(JOIN_CODES, dialect),
   };
 }
+
+/** How a dialect stores a JSON value given as a parameter (SQLite: TEXT; PostgreSQL: exact `json` text). */
+export interface JsonCodec {
+  json(value: unknown): unknown;
+  jsonOrNull(value: unknown): unknown;
+}
+
+export interface Insert<R> {
+  /** `INSERT INTO table (every record column) VALUES (…)` plus the suffix given (ON CONFLICT …). */
+  sql: string;
+  /** The statement's parameters from a record, in column order. */
+  values(record: R): unknown[];
+}
+
+/** An insert of every record column of `table`, its parameters encoded for the dialect (compiled once). */
+export function insertInto<R>(table: Table<R>, dialect: Dialect, codec: JsonCodec, suffix = ""): Insert<R> {
+  const names = table.columns.map((c) => c.name);
+  const params = table.columns.map((c, i) =>
+    dialect === "sqlite" ? "?" : `$${i + 1}${c.kind === "json" ? "::json" : ""}`,
+  );
+  const encoded = table.columns.map((c) => {
+    const v = `r${c.field
+      .split(".")
+      .map((k) => `[${JSON.stringify(k)}]`)
+      .join("")}`;
+    if (c.kind === "json") return c.nullable ? `jsonOrNull(${v})` : `json(${v})`;
+    if (c.kind === "bool" && dialect === "sqlite") return `(${v} ? 1 : 0)`;
+    return c.nullable ? `(${v} ?? null)` : v;
+  });
+  const source = `return function ${table.name}Values(r) { return [${encoded.join(", ")}]; };`;
+  return {
+    sql: `INSERT INTO ${table.name} (${names.join(", ")}) VALUES (${params.join(", ")})${suffix ? ` ${suffix}` : ""}`,
+    values: new Function("json", "jsonOrNull", source)(codec.json, codec.jsonOrNull),
+  };
+}

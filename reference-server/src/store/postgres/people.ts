@@ -4,12 +4,22 @@
  * Must never: judge a token's validity (findUserTokenByHash returns whatever it finds; services judge).
  */
 import type { PeopleOpName, StoreOps } from "../contract.js";
-import { rowMapper, selectList } from "../rows.js";
-import { USER_TOKENS, USERS } from "../schema.js";
+import { insertInto, rowMapper, selectList } from "../rows.js";
+import { MEMBERS, PODS, USER_TOKENS, USERS } from "../schema.js";
 import type { Db } from "./db.js";
-import { toMember, toPod, toUser } from "./rows.js";
+import { JSON_PARAMS, toMember, toPod, toUser } from "./rows.js";
 
 type PeopleOps = Pick<StoreOps, PeopleOpName>;
+
+const INSERT_USER = insertInto(USERS, "postgres", JSON_PARAMS);
+const INSERT_USER_TOKEN = insertInto(USER_TOKENS, "postgres", JSON_PARAMS);
+const INSERT_POD = insertInto(PODS, "postgres", JSON_PARAMS);
+const PUT_MEMBER = insertInto(
+  MEMBERS,
+  "postgres",
+  JSON_PARAMS,
+  `ON CONFLICT (pod_id, user_id) DO UPDATE SET role = EXCLUDED.role, added_at = EXCLUDED.added_at`,
+);
 
 const FIND_USER_TOKEN = `
   SELECT ${selectList(USER_TOKENS, "t")}, ${selectList(USERS, "u")}
@@ -27,10 +37,7 @@ export function peopleOps(db: Db): PeopleOps {
 
   return {
     async insertUser(u) {
-      await db.query(
-        "INSERT INTO users (id, name, is_admin, created_at, deleted_at) VALUES ($1, $2, $3, $4, $5)",
-        [u.id, u.name, u.isAdmin, u.createdAt, u.deletedAt],
-      );
+      await db.query(INSERT_USER.sql, INSERT_USER.values(u));
     },
     getUser: (id) => one("SELECT * FROM users WHERE id = $1", [id], toUser),
     async findUsersByName(name) {
@@ -51,10 +58,7 @@ export function peopleOps(db: Db): PeopleOps {
       return n > 0;
     },
     async insertUserToken(t) {
-      await db.query(
-        "INSERT INTO user_tokens (id, user_id, hash, label, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6)",
-        [t.id, t.userId, t.hash, t.label, t.createdAt, t.revokedAt],
-      );
+      await db.query(INSERT_USER_TOKEN.sql, INSERT_USER_TOKEN.values(t));
     },
     async findUserTokenByHash(hash) {
       const rows = await db.query(FIND_USER_TOKEN, [hash], "cap_find_user_token");
@@ -68,12 +72,7 @@ export function peopleOps(db: Db): PeopleOps {
       ]),
 
     async insertPod(p) {
-      await db.query("INSERT INTO pods (id, name, created_by, created_at) VALUES ($1, $2, $3, $4)", [
-        p.id,
-        p.name,
-        p.createdBy,
-        p.createdAt,
-      ]);
+      await db.query(INSERT_POD.sql, INSERT_POD.values(p));
     },
     getPod: (id) => one("SELECT * FROM pods WHERE id = $1", [id], toPod),
     async findPodsByName(name) {
@@ -89,11 +88,7 @@ export function peopleOps(db: Db): PeopleOps {
       return rows.map(toPod);
     },
     async putMember(m) {
-      await db.query(
-        `INSERT INTO members (pod_id, user_id, role, added_at) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (pod_id, user_id) DO UPDATE SET role = EXCLUDED.role, added_at = EXCLUDED.added_at`,
-        [m.podId, m.userId, m.role, m.addedAt],
-      );
+      await db.query(PUT_MEMBER.sql, PUT_MEMBER.values(m));
     },
     getMember: (podId, userId) =>
       one("SELECT * FROM members WHERE pod_id = $1 AND user_id = $2", [podId, userId], toMember),

@@ -2,7 +2,8 @@
  * The PostgreSQL store's row mappers, compiled from the row table (../schema.ts). BIGINT columns arrive as
  * numbers (the pool's type parser, see index.ts) and `json` columns already parsed.
  */
-import { recordMappers } from "../rows.js";
+import { type JsonCodec, recordMappers } from "../rows.js";
+import { json, jsonOrNull } from "./db.js";
 
 export const {
   toUser,
@@ -20,3 +21,6 @@ export const {
   toDecision,
   toJoinCode,
 } = recordMappers("postgres");
+
+/** JSON parameters as their exact `json` text (db.ts). */
+export const JSON_PARAMS: JsonCodec = { json, jsonOrNull };

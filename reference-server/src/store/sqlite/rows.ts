@@ -1,7 +1,7 @@
 /**
  * The SQLite store's row mappers (compiled from the row table, ../schema.ts).
  */
-import { recordMappers } from "../rows.js";
+import { type JsonCodec, recordMappers } from "../rows.js";
 
 export type { Row } from "../rows.js";
 
@@ -24,3 +24,6 @@ export const {
 
 /** JSON for a TEXT column; null for null/undefined. */
 export const json = (v: unknown): string | null => (v === undefined || v === null ? null : JSON.stringify(v));
+
+/** JSON parameters as TEXT. */
+export const JSON_TEXT: JsonCodec = { json: (v) => JSON.stringify(v), jsonOrNull: json };
