@@ -75,13 +75,9 @@ export function eventOps(db: Db): EventOps {
     );
     return rows[0] ? toEvent(rows[0]) : null;
   };
-  const ownEvent = async (agentId: string, id: string) => {
-    const rows = await db.query(
-      `SELECT ${EVENT_COLUMNS} FROM ${EVENT_ROWS} WHERE e.id = $1 AND e.agent_id = $2`,
-      [id, agentId],
-    );
-    return rows[0] ? toEvent(rows[0]) : null;
-  };
+  /** Whether the event exists and is this agent's (acks and renews that changed nothing ask). */
+  const ownEvent = async (agentId: string, id: string) =>
+    (await db.query("SELECT 1 FROM events WHERE id = $1 AND agent_id = $2", [id, agentId])).length > 0;
 
   return {
     async enqueueEvents(events) {
@@ -115,14 +111,12 @@ export function eventOps(db: Db): EventOps {
 
     async ackEvent({ agentId, eventId, now, result }) {
       const rows = await db.query(
-        `WITH u AS (
-           UPDATE events SET state = 'acked', acked_at = $3, result = $4::json
-            WHERE id = $1 AND agent_id = $2 AND state <> 'acked' RETURNING *)
-         SELECT u.*, p.payload FROM u JOIN event_payloads p ON p.seq = u.seq`,
+        `UPDATE events SET state = 'acked', acked_at = $3, result = $4::json
+          WHERE id = $1 AND agent_id = $2 AND state <> 'acked' RETURNING seq`,
         [eventId, agentId, now, jsonOrNull(result)],
         "cap_ack",
       );
-      if (rows[0]) return toEvent(rows[0]);
+      if (rows[0]) return true;
       // Already acked (first ack wins), unknown, or another agent's: a fresh snapshot tells which.
       return ownEvent(agentId, eventId);
     },

@@ -80,8 +80,9 @@ export function eventOps({ db, notify }: SqliteContext): EventOps {
     get: db.prepare(`SELECT ${EVENT_COLUMNS} FROM ${EVENT_ROWS} WHERE e.id = ?`),
     ack: db.prepare(
       `UPDATE events SET state = 'acked', acked_at = @now, result = @result
-       WHERE id = @id AND agent_id = @agentId AND state != 'acked' RETURNING *`,
+       WHERE id = @id AND agent_id = @agentId AND state != 'acked'`,
     ),
+    owner: db.prepare("SELECT agent_id FROM events WHERE id = ?").pluck(),
     renew: db.prepare(
       `UPDATE events SET lease_expires_at = @leaseUntil
        WHERE id = @id AND agent_id = @agentId AND state = 'leased' AND attempts = @attempts AND lease_expires_at > @now
@@ -144,19 +145,9 @@ export function eventOps({ db, notify }: SqliteContext): EventOps {
   });
 
   // One statement on the hot path; the read only runs for repeated acks and unknown or foreign ids.
-  const ackTx = ({
-    agentId,
-    eventId,
-    now,
-    result,
-  }: Parameters<SyncOps["ackEvent"]>[0]): EventRecord | null => {
-    const updated = q.ack.get({ id: eventId, agentId, now, result: json(result) }) as Row | undefined;
-    if (updated) {
-      updated.payload = q.payload.get(updated.seq);
-      return toEvent(updated);
-    }
-    const row = q.get.get(eventId) as Row | undefined;
-    return row && row.agent_id === agentId ? toEvent(row) : null;
+  const ackTx = ({ agentId, eventId, now, result }: Parameters<SyncOps["ackEvent"]>[0]): boolean => {
+    if (q.ack.run({ id: eventId, agentId, now, result: json(result) }).changes === 1) return true;
+    return q.owner.get(eventId) === agentId;
   };
 
   const renewTx = db.transaction(({ agentId, eventId, attempts, leaseMs, now }): RenewResult => {
