@@ -4,20 +4,14 @@
  * runner decides from the requirements manifest whether a failure is fatal, a warning or not applicable.
  * A check must never reach outside the CAP surface (no admin routes, no database).
  */
+import { FEATURES } from "@commonly/cap-spec/constants";
 import type { CheckContext } from "./context.js";
 
-/** Optional capabilities a kernel advertises in `/info` `features` (`info` is `/info` itself). */
-export const features = [
-  "info",
-  "long-poll",
-  "renew",
-  "decisions",
-  "message-read",
-  "idempotency-key",
-  "release",
-  "batch-ack",
-  "poll-replay",
-] as const;
+/**
+ * Optional capabilities a kernel advertises in `/info` `features` (`info` is `/info` itself): the spec's
+ * enum Feature, declared once in TypeSpec.
+ */
+export const features = FEATURES;
 export type Feature = (typeof features)[number];
 
 /** Check families, in the order they run. `schema`, `errors` aggregates and `pull-only` run last. */

@@ -3,6 +3,7 @@
  * features), and the fixture agents' queues are drained so leftovers of earlier runs cannot confuse this
  * one. Anything wrong here is a configuration problem (exit 2), not a kernel failure.
  */
+import { CAP_BASE_PATH } from "@commonly/cap-spec/constants";
 import type { Feature } from "../check.js";
 import { features as knownFeatures } from "../check.js";
 import { ConfigError } from "../config/errors.js";
@@ -11,7 +12,7 @@ import type { Settings } from "../config/settings.js";
 import type { HttpClient, NetworkError } from "../http/client.js";
 import type { Timing } from "../timing.js";
 
-const R = "/api/agents/runtime";
+const R = CAP_BASE_PATH;
 
 export interface Preflight {
   info?: Record<string, unknown>;
