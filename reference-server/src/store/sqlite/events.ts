@@ -47,7 +47,6 @@ export function eventOps({ db, notify }: SqliteContext): EventOps {
         "SELECT payload FROM event_payloads WHERE seq IN (SELECT value FROM json_each(?)) ORDER BY seq",
       )
       .pluck(),
-    payload: db.prepare("SELECT payload FROM event_payloads WHERE seq = ?").pluck(),
     // Retiring reads events_leased: only this agent's ended leases, never the pending backlog.
     retireAgent: db.prepare(
       `UPDATE events INDEXED BY events_leased
