@@ -11,9 +11,9 @@ import { loadConfig, resolveInstance } from "../state/config.js";
 import { agentPaths, assertAgentName } from "../state/home.js";
 import { isProcessAlive } from "../state/pidfile.js";
 import { loadToken, removeToken } from "../state/tokens.js";
-import { CliError } from "./errors.js";
-import { tildify } from "./paths.js";
-import { check, type Terminal } from "./terminal.js";
+import { CliError } from "../errors.js";
+import { tildify } from "../ui/paths.js";
+import { check, type Terminal } from "../ui/terminal.js";
 
 export interface DetachFlags {
   localOnly?: boolean;

@@ -4,7 +4,7 @@
  */
 import { listTokens } from "../state/tokens.js";
 import { runningPid } from "./detach.js";
-import type { Terminal } from "./terminal.js";
+import type { Terminal } from "../ui/terminal.js";
 
 export async function list(home: string, flags: { json?: boolean }, term: Terminal): Promise<void> {
   const records = await listTokens(home);

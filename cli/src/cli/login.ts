@@ -7,9 +7,9 @@ import { createInterface } from "node:readline";
 import { createAdminApi } from "../kernel/admin-api.js";
 import { setInstance } from "../state/config.js";
 import { configPath } from "../state/home.js";
-import { CliError } from "./errors.js";
-import { tildify } from "./paths.js";
-import { check, type Terminal } from "./terminal.js";
+import { CliError } from "../errors.js";
+import { tildify } from "../ui/paths.js";
+import { check, type Terminal } from "../ui/terminal.js";
 
 export interface LoginFlags {
   url: string;

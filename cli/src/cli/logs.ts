@@ -9,8 +9,8 @@ import { join } from "node:path";
 import { agentPaths, assertAgentName } from "../state/home.js";
 import type { LogEntry } from "../state/logger.js";
 import { loadToken } from "../state/tokens.js";
-import { CliError } from "./errors.js";
-import { agentPrefix, type Terminal, type Tone } from "./terminal.js";
+import { CliError } from "../errors.js";
+import { agentPrefix, type Terminal, type Tone } from "../ui/terminal.js";
 
 export interface LogsFlags {
   follow?: boolean;

@@ -18,8 +18,8 @@ import { agentPaths, assertAgentName } from "../state/home.js";
 import { createLogger } from "../state/logger.js";
 import { acquirePidfile, PidfileBusyError } from "../state/pidfile.js";
 import { loadToken } from "../state/tokens.js";
-import { CliError } from "./errors.js";
-import type { Terminal } from "./terminal.js";
+import { CliError } from "../errors.js";
+import type { Terminal } from "../ui/terminal.js";
 
 export interface RunFlags {
   timeout?: number;

@@ -7,7 +7,7 @@
  * not_logged_in, anything else non-2xx → AdminApiError (a kernel_refused CliError that keeps the
  * status and the kernel's error `code`, so callers can treat `already_installed` as fine).
  */
-import { CliError } from "../cli/errors.js";
+import { CliError } from "../errors.js";
 
 export class AdminApiError extends CliError {
   readonly status: number;

@@ -15,7 +15,7 @@
 import { type AckResult, CapHttpError, type Event, type HandlerContext } from "@commonly/cap-sdk";
 import type { CmdAdapterOptions } from "../adapters/cmd.js";
 import type { Adapter, SpawnResult } from "../adapters/types.js";
-import { preview } from "../cli/terminal.js";
+import { preview } from "../ui/terminal.js";
 import { idempotencyKey, shouldPost, splitReply } from "../reply.js";
 import type { SessionStore } from "../state/sessions.js";
 import { isHeartbeatType, turnFromEvent } from "../turn.js";

@@ -10,7 +10,7 @@
 import { delimiter } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { getAdapter } from "../../src/adapters/registry.js";
-import type { Terminal } from "../../src/cli/terminal.js";
+import type { Terminal } from "../../src/ui/terminal.js";
 import { createReporter } from "../../src/loop/reporter.js";
 import { runAgent } from "../../src/loop/run-agent.js";
 import { createLogger } from "../../src/state/logger.js";

@@ -6,7 +6,7 @@
 import { CapHttpError, type Event, type HandlerContext } from "@commonly/cap-sdk";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Adapter, SpawnContext, SpawnResult } from "../../src/adapters/types.js";
-import type { Terminal } from "../../src/cli/terminal.js";
+import type { Terminal } from "../../src/ui/terminal.js";
 import { createTurnHandler } from "../../src/loop/handle-event.js";
 import { createReporter } from "../../src/loop/reporter.js";
 import { createLogger } from "../../src/state/logger.js";

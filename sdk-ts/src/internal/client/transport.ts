@@ -4,7 +4,7 @@
  * caller says the call is safe to repeat. Turns every failure into `CapHttpError` or `CapSdkError`.
  * It must never retry a call that is not idempotent, and never sleep past `maxDelayMs`.
  */
-import { CapHttpError, CapSdkError } from "../errors.js";
+import { CapHttpError, CapSdkError } from "../../errors.js";
 import { readErrorBody } from "./lenient.js";
 import { linkSignals, type Sleep } from "./time.js";
 
