@@ -12,11 +12,11 @@
 import type { DriverHooks, DriverOptions, DriverSummary, EventHandler } from "./driver-types.js";
 import { CapHttpError, type CapSdkError } from "./errors.js";
 import { type HandledStore, MemoryHandledStore } from "./handled-store.js";
+import { type Clock, realClock, realSleep, type Sleep, stableJitter } from "./internal/client/time.js";
 import { classifyFailure, RetryCircuit } from "./internal/driver/circuit.js";
 import { LeaseSet } from "./internal/driver/lease.js";
 import { Poller } from "./internal/driver/poller.js";
 import { delaySecondsOf, Settler } from "./internal/driver/settle.js";
-import { type Clock, realClock, realSleep, type Sleep, stableJitter } from "./internal/client/time.js";
 import { runTurn } from "./internal/driver/turn.js";
 import type { AckResult, Event, Info } from "./types.js";
 
