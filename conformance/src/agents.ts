@@ -4,9 +4,9 @@
  * status means is the check's job. `bare` sends any request with this agent's token.
  */
 import type { FixtureAgent } from "./config/fixture.js";
-import type { CheckContext } from "./context.js";
 import type { RequestSpec } from "./http/client.js";
 import type { Answer } from "./http/exchange.js";
+import type { Timing } from "./timing.js";
 
 export type Role = "a" | "b" | "c";
 export const R = "/api/agents/runtime";
@@ -26,9 +26,15 @@ export interface WireEvent {
 export type Query = Record<string, string | number | undefined>;
 type Extra = Partial<Omit<RequestSpec, "method" | "path" | "as">>;
 
+/** What an agent client needs of the check running it (a `CheckContext` is one): a way to send, and time. */
+export interface AgentTransport {
+  send(spec: RequestSpec): Promise<Answer>;
+  readonly timing: Timing;
+}
+
 export class AgentApi {
   constructor(
-    private readonly ctx: CheckContext,
+    private readonly ctx: AgentTransport,
     readonly role: Role,
     readonly agent: FixtureAgent,
   ) {}

@@ -4,21 +4,8 @@
  * runner decides from the requirements manifest whether a failure is fatal, a warning or not applicable.
  * A check must never reach outside the CAP surface (no admin routes, no database).
  */
-import type { CheckContext } from "./context.js";
-
-/** Optional capabilities a kernel advertises in `/info` `features` (`info` is `/info` itself). */
-export const features = [
-  "info",
-  "long-poll",
-  "renew",
-  "decisions",
-  "message-read",
-  "idempotency-key",
-  "release",
-  "batch-ack",
-  "poll-replay",
-] as const;
-export type Feature = (typeof features)[number];
+import type { CheckContext, CheckIdentity } from "./context.js";
+import type { Feature } from "./features.js";
 
 /** Check families, in the order they run. `schema`, `errors` aggregates and `pull-only` run last. */
 export const families = [
@@ -45,7 +32,7 @@ export const families = [
 ] as const;
 export type Family = (typeof families)[number];
 
-export interface Check {
+export interface Check extends CheckIdentity {
   /** Stable id, `<family>.<what-it-checks>`, kebab-case. */
   readonly id: string;
   readonly family: Family;

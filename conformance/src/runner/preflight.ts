@@ -3,11 +3,11 @@
  * features), and the fixture agents' queues are drained so leftovers of earlier runs cannot confuse this
  * one. Anything wrong here is a configuration problem (exit 2), not a kernel failure.
  */
-import type { Feature } from "../check.js";
-import { features as knownFeatures } from "../check.js";
+
 import { ConfigError } from "../config/errors.js";
 import type { Cast } from "../config/fixture.js";
 import type { Settings } from "../config/settings.js";
+import { type Feature, features as knownFeatures } from "../features.js";
 import type { HttpClient, NetworkError } from "../http/client.js";
 import type { Timing } from "../timing.js";
 
