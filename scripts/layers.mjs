@@ -132,7 +132,8 @@ export const PACKAGES = {
     ],
   },
   // The docs site builder: build.mjs → page makers (layout, benchmarks, openapi, requirements, site map)
-  // → markdown rendering.
+  // → markdown rendering; last, the browser scripts the pages load (build/assets/), which import nothing
+  // of the builder.
   docs: {
     roots: ["build"],
     layers: [
@@ -148,6 +149,7 @@ export const PACKAGES = {
         ),
       },
       { name: "markdown", path: any("build/markdown\\.mjs$") },
+      { name: "assets", path: any("build/assets/") },
     ],
   },
 };
