@@ -118,8 +118,9 @@ export const PACKAGES = {
       { name: "errors", path: any("src/errors\\.ts$") },
     ],
   },
-  // The console: the Fastify plugin (src/) → its test kit; the browser app: main.js (wiring) → panels →
-  // page helpers (dom.js) → the admin API client and the model (pure functions).
+  // The console: the Fastify plugin (src/) → its test kit; the browser app: main.js (wiring) → panels
+  // (one per section of the page) → page helpers and the shared session (dom.js, session.js) → the admin
+  // API client and the model (pure functions).
   console: {
     roots: ["src", "public/js"],
     layers: [
@@ -127,7 +128,7 @@ export const PACKAGES = {
       { name: "testing", path: any("src/testing/") },
       { name: "main", path: any("public/js/main\\.js$") },
       { name: "panels", path: any("public/js/panels/") },
-      { name: "dom", path: any("public/js/dom\\.js$") },
+      { name: "page", path: any("public/js/dom\\.js$", "public/js/session\\.js$") },
       { name: "model", path: any("public/js/api\\.js$", "public/js/model\\.js$") },
     ],
   },
