@@ -9,7 +9,7 @@ import Fastify, { type FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import type { Clock } from "../clock.js";
 import type { KernelConfig } from "../config.js";
-import { fail } from "../errors/registry.js";
+import { KernelError } from "../errors/registry.js";
 import { createKernel, type Kernel } from "../kernel.js";
 import { type ProfileName, wireProfile } from "../profiles/index.js";
 import type { Store } from "../store/contract.js";
@@ -85,16 +85,18 @@ export async function buildApp(options: BuildAppOptions): Promise<KernelApp> {
     () => kernel.store.failExhausted({ now: kernel.clock.now(), maxAttempts: kernel.config.maxAttempts }),
   );
 
-  app.addHook("onRequest", async () => {
-    if (closing) fail("unavailable", "The kernel is shutting down.");
+  // Callback hooks, not async ones: these run on every request, and an async hook costs a promise each.
+  app.addHook("onRequest", (_req, _reply, done) => {
+    done(closing ? new KernelError("unavailable", "The kernel is shutting down.") : undefined);
   });
-  app.addHook("onResponse", async (req, reply) => {
+  app.addHook("onResponse", (req, reply, done) => {
     metrics.observeRequest(
       req.method,
       req.routeOptions.url ?? "unmatched",
       reply.statusCode,
       reply.elapsedTime / 1000,
     );
+    done();
   });
   installGracefulClose(app, () => {
     closing = true;

@@ -93,13 +93,13 @@ export function createEventsService(
     },
 
     async ack(caller: AgentCaller, eventId: string, result: unknown): Promise<void> {
-      const e = await store.ackEvent({
+      const own = await store.ackEvent({
         agentId: caller.agentId,
         eventId,
         now: clock.now(),
         result: result ?? null,
       });
-      if (!e) fail("event_not_found");
+      if (!own) fail("event_not_found");
     },
 
     async renew(caller: AgentCaller, eventId: string, attempts: number): Promise<number> {

@@ -150,15 +150,12 @@ export interface StoreOps {
   claimEvents(input: ClaimInput): Promise<ClaimResult>;
   getEvent(id: string): Promise<EventRecord | null>;
   /**
-   * Any non-acked state → acked (ackedAt = now, result stored); an acked event is returned unchanged.
-   * Null when the event does not exist or belongs to another agent.
+   * Any non-acked state → acked (ackedAt = now, result stored); an acked event stays as it is (the first
+   * ack wins). True when the event is the agent's (acked now or before); false when it does not exist or
+   * belongs to another agent. No record comes back: the ack is the hot path, and building one (its payload
+   * read and parsed) cost more than the update.
    */
-  ackEvent(input: {
-    agentId: string;
-    eventId: string;
-    now: number;
-    result: unknown;
-  }): Promise<EventRecord | null>;
+  ackEvent(input: { agentId: string; eventId: string; now: number; result: unknown }): Promise<boolean>;
   /** Extends the lease to now + leaseMs iff state leased, attempts equal, lease > now. */
   renewLease(input: {
     agentId: string;

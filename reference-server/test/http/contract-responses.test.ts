@@ -16,7 +16,8 @@ const seen: Seen[] = [];
 let w: World;
 
 beforeAll(async () => {
-  w = await makeWorld({ config: { leaseSeconds: 0.2 } });
+  // A lease long enough that the renew below lands inside it on a loaded machine.
+  w = await makeWorld({ config: { leaseSeconds: 5 } });
   w.app.addHook("onSend", async (req, reply, payload) => {
     if (req.routeOptions.url)
       seen.push({

@@ -155,6 +155,9 @@ describe("events", () => {
   });
 
   it("renews only the delivery that holds the lease", async () => {
+    // A 2 s lease: the renew must land inside the first lease even when a loaded machine stalls a request.
+    await w.app.close();
+    w = await makeWorld({ config: { leaseSeconds: 2, maxAttempts: 3 } });
     const id = await emit("alpha");
     const [e] = await poll(w.alpha.token);
     const ok = await w.cap(w.alpha.token, "POST", `/events/${id}/renew`, { attempts: 1 });
@@ -177,7 +180,8 @@ describe("events", () => {
 
   it("keeps a renewed event from redelivery past its original lease", async () => {
     await w.app.close();
-    w = await makeWorld({ config: { leaseSeconds: 1, maxAttempts: 3 } });
+    // Renewing every ~200 ms inside a 2 s lease leaves a loaded machine 1.8 s per round before the lease ends.
+    w = await makeWorld({ config: { leaseSeconds: 2, maxAttempts: 3 } });
     const id = await emit("alpha");
     const [e] = await poll(w.alpha.token);
     const end = Date.parse(e!.leaseExpiresAt) + 1500;
@@ -216,7 +220,8 @@ describe("long-poll", () => {
     await w.adminApi("POST", `/pods/${w.podA.id}/messages`, { content: "hello @alpha" });
     const events = await waiting;
     expect(events.map((e) => e.type)).toEqual(["mention.received"]);
-    expect(Date.now() - t0).toBeLessThan(1000);
+    // The message, not the end of the 20 s wait, returned the poll (latency itself is benchmarked).
+    expect(Date.now() - t0).toBeLessThan(10_000);
   });
 
   it("wakes a waiting poll when a lease of its agent ends", async () => {
@@ -225,7 +230,8 @@ describe("long-poll", () => {
     const t0 = Date.now();
     const events = await poll(w.alpha.token, "?waitSeconds=10");
     expect(events.map((e) => [e.id, e.attempts])).toEqual([[id, 2]]);
-    expect(Date.now() - t0).toBeLessThan(LEASE_MS + 1000);
+    // The lease's end, not the end of the 10 s wait, returned the poll.
+    expect(Date.now() - t0).toBeLessThan(5000);
   });
 
   it("answers [] when the wait ends with nothing ready", async () => {

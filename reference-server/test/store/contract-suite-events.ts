@@ -65,30 +65,26 @@ export function runEventContract(store: () => Store): void {
       const s = store();
       const [a, b] = events("agt_a", "pod_a", 2);
       await s.enqueueEvents([a!, b!]);
-      expect(await s.ackEvent({ agentId: "agt_b", eventId: a!.id, now: T0, result: null })).toBeNull();
+      expect(await s.ackEvent({ agentId: "agt_b", eventId: a!.id, now: T0, result: null })).toBe(false);
+      expect(await s.ackEvent({ agentId: "agt_a", eventId: "evt_unknown", now: T0, result: null })).toBe(
+        false,
+      );
+      expect((await s.getEvent(a!.id))?.state).toBe("pending");
       expect(
-        await s.ackEvent({ agentId: "agt_a", eventId: "evt_unknown", now: T0, result: null }),
-      ).toBeNull();
-      const acked = await s.ackEvent({
-        agentId: "agt_a",
-        eventId: a!.id,
-        now: T0 + 1,
-        result: { outcome: "posted" },
-      });
+        await s.ackEvent({ agentId: "agt_a", eventId: a!.id, now: T0 + 1, result: { outcome: "posted" } }),
+      ).toBe(true);
+      const acked = await s.getEvent(a!.id);
       expect(acked?.state).toBe("acked");
       expect(acked?.ackedAt).toBe(T0 + 1);
-      const again = await s.ackEvent({
-        agentId: "agt_a",
-        eventId: a!.id,
-        now: T0 + 2,
-        result: { outcome: "error" },
-      });
+      expect(
+        await s.ackEvent({ agentId: "agt_a", eventId: a!.id, now: T0 + 2, result: { outcome: "error" } }),
+      ).toBe(true);
+      const again = await s.getEvent(a!.id);
       expect(again?.ackedAt).toBe(T0 + 1);
       expect(again?.result).toEqual({ outcome: "posted" });
       expect((await claim("agt_a", T0 + 3)).events.map((e) => e.id)).toEqual([b!.id]);
-      expect((await s.ackEvent({ agentId: "agt_a", eventId: b!.id, now: T0 + 4, result: null }))?.state).toBe(
-        "acked",
-      );
+      expect(await s.ackEvent({ agentId: "agt_a", eventId: b!.id, now: T0 + 4, result: null })).toBe(true);
+      expect((await s.getEvent(b!.id))?.state).toBe("acked");
       expect((await claim("agt_a", T0 + 10 * LEASE)).events).toEqual([]);
     });
 
@@ -99,9 +95,8 @@ export function runEventContract(store: () => Store): void {
       for (let i = 0; i < MAX; i++) await claim("agt_a", T0 + i * LEASE);
       await s.failExhausted({ now: T0 + MAX * LEASE, maxAttempts: MAX });
       expect((await s.getEvent(ev!.id))?.state).toBe("failed");
-      expect((await s.ackEvent({ agentId: "agt_a", eventId: ev!.id, now: T0, result: null }))?.state).toBe(
-        "acked",
-      );
+      expect(await s.ackEvent({ agentId: "agt_a", eventId: ev!.id, now: T0, result: null })).toBe(true);
+      expect((await s.getEvent(ev!.id))?.state).toBe("acked");
     });
 
     it("renews only the current delivery of a running lease", async () => {

@@ -243,7 +243,7 @@ describe.skipIf(!url)(`postgres store specifics${skipped}`, () => {
     expect(claimed.events.map((e) => [e.id, e.type, e.payload])).toEqual([
       ["evt_\u0000", "t\u0000", "\uFFFF0"],
     ]);
-    expect(await s.ackEvent({ agentId: "agt_\u0000", eventId: "evt_", now: T0, result: null })).toBeNull();
+    expect(await s.ackEvent({ agentId: "agt_\u0000", eventId: "evt_", now: T0, result: null })).toBe(false);
   });
 
   it("rejects a transaction whose function swallowed a failed statement, since nothing was committed", async () => {

@@ -105,13 +105,13 @@ export function eventOps(db: Db): EventOps {
     async ackEvent({ agentId, eventId, now, result }) {
       const rows = await db.query(
         `UPDATE events SET state = 'acked', acked_at = $3, result = $4::json
-          WHERE id = $1 AND agent_id = $2 AND state <> 'acked' RETURNING *`,
+          WHERE id = $1 AND agent_id = $2 AND state <> 'acked' RETURNING seq`,
         [eventId, agentId, now, jsonOrNull(result)],
         "cap_ack",
       );
-      if (rows[0]) return toEvent(rows[0]);
+      if (rows[0]) return true;
       // Already acked (first ack wins), unknown, or another agent's: a fresh snapshot tells which.
-      return ownEvent(agentId, eventId);
+      return (await ownEvent(agentId, eventId)) !== null;
     },
 
     async renewLease({ agentId, eventId, attempts, leaseMs, now }) {
