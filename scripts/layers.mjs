@@ -24,14 +24,15 @@ const any = (...paths) => `^(${paths.join("|")})`;
  * Modules of one layer may import each other; `no-circular` still keeps them from importing round.
  */
 export const PACKAGES = {
-  // The SDK: entry points → the driver (its loop and internal/driver/) → the client (and
-  // internal/client/: transport, lenient reading, ids, time) → validators → shared shapes and errors.
+  // The SDK: entry points → the driver (its loop and internal/driver/) → the clients (CAP's, the admin
+  // API's, and internal/client/: transport, lenient reading, ids, time) → validators → shared shapes and
+  // errors.
   "sdk-ts": {
     roots: ["src"],
     layers: [
       { name: "entry", path: any("src/index\\.ts$", "src/node\\.ts$", "src/node/") },
       { name: "driver", path: any("src/driver\\.ts$", "src/driver-types\\.ts$", "src/internal/driver/") },
-      { name: "client", path: any("src/client\\.ts$", "src/internal/client/") },
+      { name: "client", path: any("src/client\\.ts$", "src/admin\\.ts$", "src/internal/client/") },
       { name: "validators", path: any("src/validators\\.ts$", "src/validator-runtime\\.ts$") },
       {
         name: "shapes",
@@ -39,16 +40,17 @@ export const PACKAGES = {
       },
     ],
   },
-  // The kernel: bin/index/testing entry points → cli (commands, demo) → http (routes) → kernel.ts
-  // (the composition root) → profiles (wire dialects) → services → store → clock, config, errors, secrets.
+  // The kernel: bin/index/testing entry points → cli (commands, demo) → http (routes) → profiles (wire
+  // dialects, which may name the records kernel.ts hands out) → kernel.ts (the composition root) →
+  // services → store → clock, config, errors, secrets.
   "reference-server": {
     roots: ["src"],
     layers: [
       { name: "entry", path: any("src/bin\\.ts$", "src/index\\.ts$", "src/testing/", "src/testing\\.ts$") },
       { name: "cli", path: any("src/cli/", "src/demo/") },
       { name: "http", path: any("src/http/") },
-      { name: "composition", path: any("src/kernel\\.ts$") },
       { name: "profiles", path: any("src/profiles/") },
+      { name: "composition", path: any("src/kernel\\.ts$") },
       { name: "services", path: any("src/services/") },
       { name: "store", path: any("src/store/") },
       {
