@@ -23,4 +23,19 @@ export function manualClock(
   };
 }
 
-export const iso = (ms: number): string => new Date(ms).toISOString();
+// A poll answers up to 50 events that mostly share two instants (one lease end, and the creation time of
+// events enqueued together): two remembered conversions spare a Date and a toISOString per event.
+const lastMs = [Number.NaN, Number.NaN];
+const lastIso = ["", ""];
+let slot = 0;
+
+/** Epoch ms → ISO 8601 (UTC, milliseconds), as on the wire. */
+export const iso = (ms: number): string => {
+  if (ms === lastMs[0]) return lastIso[0] as string;
+  if (ms === lastMs[1]) return lastIso[1] as string;
+  const s = new Date(ms).toISOString();
+  lastMs[slot] = ms;
+  lastIso[slot] = s;
+  slot ^= 1;
+  return s;
+};

@@ -39,7 +39,11 @@ describe("commonly agent run releases what it holds", () => {
     expect(released).toMatchObject({ delaySeconds: 1, attempts: 1, status: "pending", level: "info" });
     expect(released!.reason).toMatch(/^handler failed \(runtime, 1 in a row\): claude exited with code 3/);
     await run.waitFor(/↩ released evt_\S+ \(handler failed .*\); back in 1s/);
-    const [event] = await kernel.queue("rel1");
+    // The driver acks after its reply is posted (ack after the effect): wait for the ack, not the reply.
+    const event = await waitUntil(
+      async () => (await kernel.queue("rel1")).find((e) => e.state === "acked"),
+      "rel1 acks the retried event",
+    );
     expect(event).toMatchObject({ state: "acked", attempts: 2 });
     expect(event!.releaseReason).toBe(released!.reason);
     const calls = c.calls({ cli: "claude", event: "call" });
