@@ -3,13 +3,15 @@
  * parsed body, exchange) so checks can judge it. No method throws on an HTTP status — deciding what a
  * status means is the check's job. `bare` sends any request with this agent's token.
  */
+import { CAP_BASE_PATH } from "@commonly/cap-spec/constants";
 import type { FixtureAgent } from "./config/fixture.js";
 import type { RequestSpec } from "./http/client.js";
 import type { Answer } from "./http/exchange.js";
 import type { Timing } from "./timing.js";
 
 export type Role = "a" | "b" | "c";
-export const R = "/api/agents/runtime";
+/** The CAP base path (declared once in the spec). */
+export const R = CAP_BASE_PATH;
 
 /** The event fields the suite reads; everything about an event is checked, nothing assumed. */
 export interface WireEvent {

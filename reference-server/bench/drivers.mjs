@@ -4,9 +4,10 @@
  * mentioning the next agent, then ack). Like a real driver each one works sequentially on its own
  * keep-alive connection. Must never loop unbounded: every loop checks a deadline and a count.
  */
+import { CAP_BASE_PATH } from "@commonly/cap-spec/constants";
 import { createClient } from "./load.mjs";
 
-export const BASE = "/api/agents/runtime";
+export const BASE = CAP_BASE_PATH;
 const ACK_BODY = { result: { outcome: "no_action" } };
 
 export function agentClient(baseUrl, token) {

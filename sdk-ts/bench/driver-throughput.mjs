@@ -11,6 +11,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { CAP_BASE_PATH } from "../dist/generated/constants.js";
 import { CapClient, runDriver } from "../dist/index.js";
 
 const { values } = parseArgs({
@@ -97,7 +98,7 @@ try {
     token: fixture.agents[0].token,
     fetch: (request) => {
       const path = new URL(request.url).pathname.replace(/\/events\/(?!ack$)[^/]+\//, "/events/{id}/");
-      const key = `${request.method} ${path.replace("/api/agents/runtime", "")}`;
+      const key = `${request.method} ${path.replace(CAP_BASE_PATH, "")}`;
       requests.set(key, (requests.get(key) ?? 0) + 1);
       return fetch(request);
     },

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Writes docs/api.md, the API reference of @commonly/cap-sdk, from the TSDoc comments of everything
-// the package exports (src/index.ts, src/node.ts, src/validators.ts), with the TypeScript compiler
+// the package exports (src/index.ts, src/node.ts, src/validators.ts, src/admin.ts), with the TypeScript compiler
 // API. `--check` exits 1 when docs/api.md is stale instead of writing it (a test runs that).
 // Usage: pnpm --filter @commonly/cap-sdk docs [--check]
 import { spawnSync } from "node:child_process";
@@ -16,6 +16,7 @@ const entries = [
   ["@commonly/cap-sdk", "src/index.ts"],
   ["@commonly/cap-sdk/node", "src/node.ts"],
   ["@commonly/cap-sdk/validators", "src/validators.ts"],
+  ["@commonly/cap-sdk/admin", "src/admin.ts"],
 ];
 
 const program = ts.createProgram(

@@ -7,6 +7,7 @@
 import createClient, { type Client } from "openapi-fetch";
 import { CapHttpError, CapSdkError } from "./errors.js";
 import type { paths } from "./generated/cap-v1.js";
+import { CAP_BASE_PATH as BASE } from "./generated/constants.js";
 import { MAX_BATCH_ACK, newPollId, noSuchRoute, randomKey } from "./internal/client/ids.js";
 import * as read from "./internal/client/lenient.js";
 import { fnv1a, realSleep, type Sleep } from "./internal/client/time.js";
@@ -34,8 +35,6 @@ import type {
 } from "./types.js";
 import type { SchemaName, ValidationResult } from "./validators.js";
 import { SDK_VERSION } from "./version.js";
-
-const BASE = "/api/agents/runtime";
 
 /** Checks one answer against the CAP model `name`; `@commonly/cap-sdk/validators`' `validate` is one. */
 export type ResponseValidator = (name: SchemaName, data: unknown) => ValidationResult;
@@ -106,7 +105,8 @@ export class CapClient {
   constructor(options: CapClientOptions) {
     if (!options.baseUrl) throw new TypeError("CapClient: baseUrl is required");
     if (!options.token) throw new TypeError("CapClient: token is required");
-    this.baseUrl = options.baseUrl.replace(/\/+$/, "").replace(/\/api\/agents\/runtime$/, "");
+    const trimmed = options.baseUrl.replace(/\/+$/, "");
+    this.baseUrl = trimmed.endsWith(BASE) ? trimmed.slice(0, -BASE.length) : trimmed;
     const userAgent = `cap-sdk/${SDK_VERSION}${options.userAgent ? ` ${options.userAgent}` : ""}`;
     this.raw = createClient<paths>({
       baseUrl: this.baseUrl,

@@ -11,6 +11,7 @@
 
 import type { DriverHooks, DriverOptions, DriverSummary, EventHandler } from "./driver-types.js";
 import { CapHttpError, type CapSdkError } from "./errors.js";
+import type { Feature } from "./generated/constants.js";
 import { type HandledStore, MemoryHandledStore } from "./handled-store.js";
 import { type Clock, realClock, realSleep, type Sleep, stableJitter } from "./internal/client/time.js";
 import { classifyFailure, RetryCircuit } from "./internal/driver/circuit.js";
@@ -150,13 +151,15 @@ class DriverLoop {
       this.#info = info;
       this.#infoSettled = true;
       const poller = this.#poller;
+      // Feature names typed by the spec's list: a renamed feature fails to compile here.
+      const has = (feature: Feature) => info.features.includes(feature);
       poller.limit = Math.max(1, Math.min(poller.limit, info.maxLimit));
-      poller.wait = info.features.includes("long-poll") ? Math.min(poller.wait, info.maxWaitSeconds) : 0;
-      if (!info.features.includes("renew")) this.#leases.stopRenewing();
+      poller.wait = has("long-poll") ? Math.min(poller.wait, info.maxWaitSeconds) : 0;
+      if (!has("renew")) this.#leases.stopRenewing();
       // Only what /info advertises: a kernel without /info (the production one) gets per-event
       // acks and no releases.
-      this.#settler.batchAck = info.features.includes("batch-ack");
-      this.#settler.release = info.features.includes("release");
+      this.#settler.batchAck = has("batch-ack");
+      this.#settler.release = has("release");
     } catch (error) {
       // No /info (the production kernel has none): learn by trying. Other failures: ask again next time.
       if (

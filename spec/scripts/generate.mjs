@@ -1,5 +1,8 @@
 #!/usr/bin/env node
-// Regenerates everything under spec/generated/ from the TypeSpec sources and the YAML registries.
+// Regenerates everything under spec/generated/ from the TypeSpec sources and the YAML registries:
+// the OpenAPI documents, one JSON Schema per CAP model, the registries as JSON, the TypeScript types of
+// both documents (openapi-typescript, under types/) and the constants declared once in TypeSpec
+// (constants.js: the feature names and the CAP base path).
 // Run: pnpm --filter @commonly/cap-spec generate   (CI runs it and fails on any diff).
 import { spawnSync } from "node:child_process";
 import {
@@ -15,6 +18,7 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import openapiTS, { astToString } from "openapi-typescript";
 import { parse, stringify } from "yaml";
 
 const spec = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -73,6 +77,71 @@ function writeJson(target, value) {
   writeFileSync(target, `${JSON.stringify(value, null, 2)}\n`);
 }
 
+// Query parameters with a `default`, by path and method. A server that fills defaults while it validates
+// (ajv `useDefaults`, as cap-kernel does) reads them as always set; this lets its route types say so
+// without a hand-written list that could drift from the document.
+function queryDefaults(doc) {
+  const lines = [];
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    const methods = [];
+    for (const [method, op] of Object.entries(item)) {
+      const names = (op.parameters ?? [])
+        .filter((p) => p.in === "query" && p.schema && "default" in p.schema)
+        .map((p) => JSON.stringify(p.name));
+      if (names.length) methods.push(`${method}: ${names.join(" | ")}`);
+    }
+    if (methods.length) lines.push(`    ${JSON.stringify(path)}: { ${methods.join("; ")} };`);
+  }
+  return [
+    "/** Query parameters that have a `default` in the document, by path and method (see spec/scripts/generate.mjs). */",
+    "export interface queryDefaults {",
+    ...lines,
+    "}",
+    "",
+  ].join("\n");
+}
+
+// `defaultNonNullable` (openapi-typescript's default) types a field with a `default` as always present.
+// The admin document's defaults are all in request bodies, where the field may well be absent, so its
+// types turn it off; the CAP document keeps it, as the SDK's published types always had it.
+async function writeTypes(document, file, source, defaultNonNullable) {
+  const text = readFileSync(join(out, document), "utf8");
+  const ast = await openapiTS(text, { emptyObjectsUnknown: true, alphabetize: true, defaultNonNullable });
+  writeFileSync(
+    join(out, "types", file),
+    `// ${header(source)}\n\n${astToString(ast)}${queryDefaults(parse(text))}`,
+  );
+}
+
+// The constants TypeSpec declares once, as a dependency-free ES module (the browser console imports it
+// as served) with its declarations beside it.
+function writeConstants(capDoc) {
+  const features = capDoc.components?.schemas?.Feature?.enum;
+  const base = capDoc["x-cap-base-path"];
+  if (!Array.isArray(features) || typeof base !== "string")
+    throw new Error("cap-v1.openapi.yaml lacks components.schemas.Feature.enum or x-cap-base-path");
+  const js = [
+    `// ${header("spec/src/cap (enum Feature, alias CapBasePath)")}`,
+    "/** The base path every CAP v1 route is served under (CAP-COMPAT-1). */",
+    `export const CAP_BASE_PATH = ${JSON.stringify(base)};`,
+    "/** The optional features of CAP v1 as `GET /info` names them; `info` is the route itself, never listed. */",
+    `export const FEATURES = Object.freeze(${JSON.stringify(features)});`,
+    "",
+  ].join("\n");
+  const dts = [
+    `// ${header("spec/src/cap (enum Feature, alias CapBasePath)")}`,
+    "/** The base path every CAP v1 route is served under (CAP-COMPAT-1). */",
+    `export declare const CAP_BASE_PATH: ${JSON.stringify(base)};`,
+    "/** The optional features of CAP v1 as `GET /info` names them; `info` is the route itself, never listed. */",
+    `export declare const FEATURES: readonly [${features.map((f) => JSON.stringify(f)).join(", ")}];`,
+    "/** One optional feature of CAP v1. */",
+    "export type Feature = (typeof FEATURES)[number];",
+    "",
+  ].join("\n");
+  writeFileSync(join(out, "constants.js"), js);
+  writeFileSync(join(out, "constants.d.ts"), dts);
+}
+
 rmSync(out, { recursive: true, force: true });
 mkdirSync(join(out, "json-schema"), { recursive: true });
 
@@ -100,6 +169,14 @@ if (existsSync(join(spec, "src", "admin", "main.tsp"))) {
   writeYaml(join(out, "kernel-admin.openapi.yaml"), readFileSync(file, "utf8"), "spec/src/admin");
   rmSync(admin, { recursive: true, force: true });
 }
+
+// TypeScript types of both documents: the one generator of `paths`/`components`/`operations` for the
+// kernel, the SDK, the CLI and the tests (`@commonly/cap-spec/types/cap`, `/types/admin`).
+mkdirSync(join(out, "types"), { recursive: true });
+await writeTypes("cap-v1.openapi.yaml", "cap-v1.d.ts", "spec/src/cap", true);
+if (existsSync(join(out, "kernel-admin.openapi.yaml")))
+  await writeTypes("kernel-admin.openapi.yaml", "kernel-admin.d.ts", "spec/src/admin", false);
+writeConstants(parse(readFileSync(join(out, "cap-v1.openapi.yaml"), "utf8")));
 
 // Registries as JSON for code that should not parse YAML at run time.
 const errors = parse(readFileSync(join(spec, "errors.yaml"), "utf8"));

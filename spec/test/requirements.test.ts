@@ -12,6 +12,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { FEATURES as GENERATED_FEATURES } from "../generated/constants.js";
 
 const specDir = join(dirname(fileURLToPath(import.meta.url)), "..");
 const CAP_MD = join(specDir, "..", "docs", "CAP.md");
@@ -39,17 +40,8 @@ const FAMILIES = [
   "VER",
   "DRV",
 ] as const;
-const FEATURES = [
-  "info",
-  "long-poll",
-  "renew",
-  "decisions",
-  "message-read",
-  "idempotency-key",
-  "release",
-  "batch-ack",
-  "poll-replay",
-] as const;
+// Declared once, in TypeSpec (enum Feature), generated into constants.js.
+const FEATURES = GENERATED_FEATURES;
 const LEVELS = ["MUST", "SHOULD", "MAY"] as const;
 const SUBJECTS = ["kernel", "driver"] as const;
 const FIELDS = ["id", "level", "subject", "text", "section", "testable", "feature"];

@@ -3,10 +3,17 @@
  * who am I, publish, install, issue / revoke a runtime token, uninstall. Not CAP — the run loop
  * never uses this (ADR-005 invariant 3: CAP-only in the hot path).
  *
+ * The HTTP side is `@commonly/cap-sdk/admin`, the openapi-fetch client typed by the admin document's
+ * generated types; this module only names the calls and turns failures into CliErrors a person can act
+ * on.
+ *
  * Failures become CliErrors a person can act on: no HTTP answer → kernel_unreachable, 401 →
  * not_logged_in, anything else non-2xx → AdminApiError (a kernel_refused CliError that keeps the
  * status and the kernel's error `code`, so callers can treat `already_installed` as fine).
  */
+
+import { CapHttpError, CapSdkError } from "@commonly/cap-sdk";
+import { type AdminSchemas, createAdminClient, unwrap } from "@commonly/cap-sdk/admin";
 import { CliError } from "../errors.js";
 
 export class AdminApiError extends CliError {
@@ -19,27 +26,18 @@ export class AdminApiError extends CliError {
   }
 }
 
-export interface Me {
-  id: string;
-  name: string;
-  isAdmin: boolean;
-}
-
-export interface IssuedToken {
-  id: string;
-  token: string;
-  installationId: string;
-}
+export type Me = AdminSchemas["User"];
+export type IssuedToken = AdminSchemas["IssuedRuntimeToken"];
 
 export interface AdminApi {
   readonly url: string;
   me(): Promise<Me>;
-  publish(manifest: { name: string; displayName?: string; description?: string }): Promise<void>;
-  install(input: { agentName: string; podId: string; instanceId: string }): Promise<"installed" | "existing">;
+  publish(manifest: AdminSchemas["PublishRequest"]): Promise<void>;
+  install(input: AdminSchemas["InstallRequest"]): Promise<"installed" | "existing">;
   issueToken(
     podId: string,
     agentName: string,
-    input: { instanceId: string; label: string },
+    input: AdminSchemas["IssueRuntimeTokenRequest"],
   ): Promise<IssuedToken>;
   revokeToken(podId: string, agentName: string, tokenId: string): Promise<"revoked" | "gone">;
   uninstall(podId: string, agentName: string, instanceId: string): Promise<"uninstalled" | "gone">;
@@ -47,71 +45,50 @@ export interface AdminApi {
 
 const TIMEOUT_MS = 15_000;
 
-function networkReason(err: unknown): string {
-  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-  if ((err as Error).name === "TimeoutError") return `no answer within ${TIMEOUT_MS / 1000} s`;
-  return cause?.code ?? cause?.message ?? (err as Error).message;
+function networkReason(err: CapSdkError): string {
+  if (err.code === "timeout") return `no answer within ${TIMEOUT_MS / 1000} s`;
+  const cause = (err.cause as { cause?: { code?: string; message?: string } } | undefined)?.cause;
+  return cause?.code ?? cause?.message ?? err.message;
 }
 
 export function createAdminApi(url: string, token: string): AdminApi {
   const base = url.replace(/\/+$/, "");
-  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    let res: Response;
+  const client = createAdminClient({ baseUrl: base, token, timeoutMs: TIMEOUT_MS });
+
+  async function call<T>(request: Promise<{ data?: T; response: Response }>): Promise<T> {
     try {
-      res = await fetch(`${base}/api${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${token}`,
-          accept: "application/json",
-          ...(body === undefined ? {} : { "content-type": "application/json" }),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        signal: AbortSignal.timeout(TIMEOUT_MS),
-      });
+      return await unwrap(request);
     } catch (err) {
-      throw new CliError(
-        "kernel_unreachable",
-        `cannot reach the kernel at ${base} (${networkReason(err)}). Is it running, and is the URL right? ` +
-          "Check with `commonly login --url <url>`.",
-        { cause: err },
-      );
+      if (err instanceof CapHttpError) {
+        if (err.status === 401)
+          throw new CliError(
+            "not_logged_in",
+            `the kernel at ${base} rejected your login token (${err.code}); log in again: ` +
+              `\`commonly login --url ${base} --token <cm_user_…>\``,
+          );
+        throw new AdminApiError(err.status, err.code, err.message);
+      }
+      if (err instanceof CapSdkError && err.code !== "invalid_response")
+        throw new CliError(
+          "kernel_unreachable",
+          `cannot reach the kernel at ${base} (${networkReason(err)}). Is it running, and is the URL right? ` +
+            "Check with `commonly login --url <url>`.",
+          { cause: err },
+        );
+      throw err;
     }
-    const text = await res.text();
-    let parsed: unknown;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    if (res.ok) return parsed as T;
-    const err = (parsed ?? {}) as { code?: string; message?: string };
-    const code = err.code ?? `http_${res.status}`;
-    if (res.status === 401) {
-      throw new CliError(
-        "not_logged_in",
-        `the kernel at ${base} rejected your login token (${code}); log in again: ` +
-          `\`commonly login --url ${base} --token <cm_user_…>\``,
-      );
-    }
-    throw new AdminApiError(
-      res.status,
-      code,
-      `${method} /api${path}: ${res.status} ${code}: ${err.message ?? text}`,
-    );
   }
 
-  const enc = encodeURIComponent;
-  const agentPath = (podId: string, agentName: string) =>
-    `/registry/pods/${enc(podId)}/agents/${enc(agentName)}`;
+  const agent = (podId: string, agentName: string) => ({ path: { podId, agentName } });
   return {
     url: base,
-    me: () => call<Me>("GET", "/users/me"),
+    me: () => call(client.GET("/api/users/me")),
     async publish(manifest) {
-      await call("POST", "/registry/publish", manifest);
+      await call(client.POST("/api/registry/publish", { body: manifest }));
     },
     async install(input) {
       try {
-        await call("POST", "/registry/install", input);
+        await call(client.POST("/api/registry/install", { body: input }));
         return "installed";
       } catch (err) {
         if (err instanceof AdminApiError && err.kernelCode === "already_installed") return "existing";
@@ -119,10 +96,19 @@ export function createAdminApi(url: string, token: string): AdminApi {
       }
     },
     issueToken: (podId, agentName, input) =>
-      call<IssuedToken>("POST", `${agentPath(podId, agentName)}/runtime-tokens`, input),
+      call(
+        client.POST("/api/registry/pods/{podId}/agents/{agentName}/runtime-tokens", {
+          params: agent(podId, agentName),
+          body: input,
+        }),
+      ),
     async revokeToken(podId, agentName, tokenId) {
       try {
-        await call("DELETE", `${agentPath(podId, agentName)}/runtime-tokens/${enc(tokenId)}`);
+        await call(
+          client.DELETE("/api/registry/pods/{podId}/agents/{agentName}/runtime-tokens/{tokenId}", {
+            params: { path: { podId, agentName, tokenId } },
+          }),
+        );
         return "revoked";
       } catch (err) {
         if (err instanceof AdminApiError && err.status === 404) return "gone";
@@ -131,7 +117,11 @@ export function createAdminApi(url: string, token: string): AdminApi {
     },
     async uninstall(podId, agentName, instanceId) {
       try {
-        await call("DELETE", `${agentPath(podId, agentName)}?instanceId=${enc(instanceId)}`);
+        await call(
+          client.DELETE("/api/registry/pods/{podId}/agents/{agentName}", {
+            params: { ...agent(podId, agentName), query: { instanceId } },
+          }),
+        );
         return "uninstalled";
       } catch (err) {
         if (err instanceof AdminApiError && err.kernelCode === "installation_not_found") return "gone";

@@ -6,8 +6,10 @@
  * `/info`, add unknown fields), or run something between the kernel's answer and the driver seeing it.
  * It must never invent a success the kernel did not give: every 2xx a driver sees came from the kernel.
  */
+
 import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { CAP_BASE_PATH } from "@commonly/cap-spec/constants";
 import { clip, type Exchange } from "../http/exchange.js";
 
 /** What a request is, in CAP terms. */
@@ -26,7 +28,7 @@ export type RouteKind =
   | "other-cap"
   | "outside-cap";
 
-const BASE = "/api/agents/runtime";
+const BASE = CAP_BASE_PATH;
 
 export function routeKind(method: string, path: string): RouteKind {
   if (!path.startsWith(`${BASE}/`)) return "outside-cap";

@@ -4,10 +4,12 @@
  * and each non-2xx answer must carry the error shape with a registered code sent with its registered
  * status. The `schema.*` and `errors.*` aggregate checks report what these collected.
  */
+
 import { type SchemaName, validate } from "@commonly/cap-sdk/validators";
+import { CAP_BASE_PATH } from "@commonly/cap-spec/constants";
 import type { Exchange } from "./exchange.js";
 
-const R = "/api/agents/runtime";
+const R = CAP_BASE_PATH;
 const routes: [method: string, pattern: RegExp, schema: SchemaName][] = [
   ["GET", new RegExp(`^${R}/events$`), "EventList"],
   ["POST", new RegExp(`^${R}/events/[^/]+/ack$`), "AckResponse"],

@@ -3,7 +3,7 @@
  * features), and the fixture agents' queues are drained so leftovers of earlier runs cannot confuse this
  * one. Anything wrong here is a configuration problem (exit 2), not a kernel failure.
  */
-
+import { CAP_BASE_PATH } from "@commonly/cap-spec/constants";
 import { ConfigError } from "../config/errors.js";
 import type { Cast } from "../config/fixture.js";
 import type { Settings } from "../config/settings.js";
@@ -11,7 +11,7 @@ import { type Feature, features as knownFeatures } from "../features.js";
 import type { HttpClient, NetworkError } from "../http/client.js";
 import type { Timing } from "../timing.js";
 
-const R = "/api/agents/runtime";
+const R = CAP_BASE_PATH;
 
 export interface Preflight {
   info?: Record<string, unknown>;

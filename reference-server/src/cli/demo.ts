@@ -6,6 +6,7 @@
  * visibly flows within seconds.
  */
 import { spawn } from "node:child_process";
+import { CAP_BASE_PATH } from "@commonly/cap-spec/constants";
 import { startEchoDriver } from "../demo/echo-driver.js";
 import type { Kernel } from "../kernel.js";
 import type { UserCaller } from "../services/deps.js";
@@ -103,7 +104,7 @@ export async function demoCommand(flags: ServeFlags & { driver?: string }): Prom
   say(`       -H 'content-type: application/json' -d '{"content":"hello @echo"}'`);
   say("Poll as helper (long-poll 25 s):");
   say(
-    `  curl -s '${url}/api/agents/runtime/events?waitSeconds=25' -H 'authorization: Bearer ${seed.helperToken}'`,
+    `  curl -s '${url}${CAP_BASE_PATH}/events?waitSeconds=25' -H 'authorization: Bearer ${seed.helperToken}'`,
   );
   say("");
   await app.kernel.messages.postAsHuman(seed.who.userId, "demo", seed.podId, {

@@ -4,6 +4,8 @@
  * It talks to the kernel over HTTP like any external driver; stop() aborts the poll in flight. It knows
  * the production profile's mention names too, so `demo --profile production` answers as well.
  */
+import { CAP_BASE_PATH } from "@commonly/cap-spec/constants";
+
 export interface EchoDriverOptions {
   baseUrl: string;
   token: string;
@@ -22,7 +24,7 @@ interface CapEvent {
 
 export function startEchoDriver({ baseUrl, token, name, log = () => {} }: EchoDriverOptions) {
   const stop = new AbortController();
-  const api = `${baseUrl}/api/agents/runtime`;
+  const api = `${baseUrl}${CAP_BASE_PATH}`;
   const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
 
   async function handle(e: CapEvent) {

@@ -4,7 +4,9 @@
  * close() is graceful: long-polls are released with [] first, in-flight requests finish, new ones get 503.
  * Routes stay thin; every rule lives in the services (src/services), every query in the store.
  */
+
 import { registerConsoleAndDocs } from "@commonly/cap-console";
+import { CAP_BASE_PATH } from "@commonly/cap-spec/constants";
 import Fastify, { type FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import type { Clock } from "../clock.js";
@@ -19,7 +21,7 @@ import { installGracefulClose } from "./graceful-close.js";
 import { createLogger, type LoggerOptions } from "./logger.js";
 import { createMetrics } from "./metrics.js";
 import { adminRoutes } from "./routes/admin.js";
-import { CAP_BASE, capRoutes } from "./routes/cap.js";
+import { capRoutes } from "./routes/cap.js";
 import { opsRoutes } from "./routes/ops.js";
 import "./types.js";
 import { Validators } from "./validation.js";
@@ -106,7 +108,7 @@ export async function buildApp(options: BuildAppOptions): Promise<KernelApp> {
 
   const deps = { kernel, validators, profile: wireProfile(options.profile) };
   await app.register(opsRoutes, { ...deps, metrics, isClosing: () => closing });
-  await app.register(capRoutes, { ...deps, prefix: CAP_BASE });
+  await app.register(capRoutes, { ...deps, prefix: CAP_BASE_PATH });
   await app.register(adminRoutes, { ...deps, prefix: "/api" });
   // The dev console (/console/) and the docs site (/docs/): static files, served on every kernel so a
   // driver author keeps one URL open beside their editor.

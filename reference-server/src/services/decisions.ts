@@ -4,23 +4,17 @@
  * posts an ordinary threaded human reply to the question, waking the asker as `message.posted`.
  * Advisory text only: must never attach a privileged action, credential or approval to either side.
  */
+
+import type { components as Cap } from "@commonly/cap-spec/types/cap";
 import { iso } from "../clock.js";
 import { fail } from "../errors/registry.js";
 import { newId } from "../secrets.js";
-import type { DecisionClass, DecisionRecord } from "../store/contract.js";
+import type { DecisionRecord } from "../store/contract.js";
 import { requirePodMember } from "./access.js";
 import type { AgentCaller, ServiceDeps, UserCaller } from "./deps.js";
 import type { MessagesService } from "./messages.js";
 
-export interface DecisionBody {
-  podId: string;
-  decisionClass: DecisionClass;
-  title: string;
-  question: string;
-  options: string[];
-  threadRootId?: string;
-  context?: string;
-}
+export type DecisionBody = Cap["schemas"]["DecisionRequest"];
 
 function questionText(b: DecisionBody): string {
   const options = b.options.map((o, i) => `${i + 1}. ${o}`).join("\n");

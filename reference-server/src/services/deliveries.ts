@@ -4,23 +4,24 @@
  * that carries a `pollId` (a retry answers the deliveries the first attempt made instead of claiming more).
  * Must never: settle part of a batch, or let a replayed poll claim anything.
  */
+
+import type { components as Cap } from "@commonly/cap-spec/types/cap";
 import { fail } from "../errors/registry.js";
 import type { ClaimInput, EventRecord } from "../store/contract.js";
 import type { AgentCaller, ServiceDeps } from "./deps.js";
 import type { EventsObserver } from "./events-observer.js";
 
-export interface ReleaseBody {
-  attempts: number;
-  delaySeconds?: number;
-  reason?: string;
-}
+/**
+ * The spec's ReleaseRequest, with `delaySeconds` optional as it is on the wire: its default (0) is not
+ * filled by the body validator, while the generated type (openapi-typescript's defaultNonNullable, kept
+ * for the SDK's public types) calls it required.
+ */
+export type ReleaseBody = Omit<Cap["schemas"]["ReleaseRequest"], "delaySeconds"> &
+  Partial<Pick<Cap["schemas"]["ReleaseRequest"], "delaySeconds">>;
 
 export type ReleaseAnswer = { status: "pending"; availableAt: number } | { status: "failed" };
 
-export interface BatchAckItem {
-  id: string;
-  result?: unknown;
-}
+export type BatchAckItem = Cap["schemas"]["BatchAckItem"];
 
 export type BatchAckResult = { id: string; ok: true } | { id: string; ok: false; code: "event_not_found" };
 

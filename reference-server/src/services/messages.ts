@@ -4,6 +4,8 @@
  * pod access (403), size (413), reply target (400), idempotency (422).
  * Must never let a body name its author, or commit a message without its events.
  */
+
+import type { components as Cap } from "@commonly/cap-spec/types/cap";
 import { iso } from "../clock.js";
 import { fail } from "../errors/registry.js";
 import { newId, sha256Hex } from "../secrets.js";
@@ -12,11 +14,8 @@ import { canonicalJson } from "./canonical-json.js";
 import type { AgentCaller, ServiceDeps } from "./deps.js";
 import { fanOut } from "./fan-out.js";
 
-export interface PostMessageBody {
-  content: string;
-  replyToMessageId?: string;
-  metadata?: Record<string, unknown>;
-}
+/** The body of a post, as CAP specifies it (an admin human post has the same fields). */
+export type PostMessageBody = Cap["schemas"]["PostMessageRequest"];
 
 export interface PostResult {
   status: 201;

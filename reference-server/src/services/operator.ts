@@ -3,6 +3,8 @@
  * driver offline), list and requeue dead letters, and the per-pod queue view of the dev console.
  * Must never bypass the queue: injected events are ordinary pending events, delivered by lease like any other.
  */
+
+import type { components as Admin } from "@commonly/cap-spec/types/admin";
 import { iso } from "../clock.js";
 import { fail } from "../errors/registry.js";
 import { newId } from "../secrets.js";
@@ -11,13 +13,7 @@ import { requireKernelAdmin, requirePodAdmin, requirePodMember } from "./access.
 import type { ServiceDeps, UserCaller } from "./deps.js";
 import type { RegistryService } from "./registry.js";
 
-export interface EmitInput {
-  agentName: string;
-  instanceId?: string;
-  podId: string;
-  type: string;
-  payload: Record<string, unknown>;
-}
+export type EmitInput = Admin["schemas"]["EmitEventRequest"];
 
 /** `now` given: a leased event whose lease has ended shows as pending (it is ready again). */
 export function wireQueuedEvent(

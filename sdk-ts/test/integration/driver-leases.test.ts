@@ -122,7 +122,9 @@ describe("runDriver holds every lease it takes (cap-kernel)", () => {
   });
 
   it("on stop releases the fetched events it has not started; they are ready at once, not after the lease", async () => {
-    const ids = await Promise.all([1, 2, 3].map((n) => long.emit("stopper", "task.assigned", task(`s${n}`))));
+    // One after another: the releases are checked in queue order, which parallel emits would not fix.
+    const ids: string[] = [];
+    for (const n of [1, 2, 3]) ids.push(await long.emit("stopper", "task.assigned", task(`s${n}`)));
     let finish!: () => void;
     const d = startDriver(clientFor(long, "stopper"), {
       handle: () => new Promise<void>((resolve) => (finish = resolve)),

@@ -4,6 +4,7 @@
  * advertises `long-poll` (CAP-DRV-15). With every optional feature hidden from `/info` (and `waitSeconds`
  * ignored, as a kernel without long-poll does), it uses none of them and still does not spin (CAP-DRV-16).
  */
+import { FEATURES } from "@commonly/cap-spec/constants";
 import { defineDriverCheck } from "../check.js";
 import type { DriverContext } from "../context.js";
 import type { ProxyScript } from "../fault-proxy.js";
@@ -24,16 +25,7 @@ async function expectCalm(ctx: DriverContext, from: number, requirement: string)
 }
 
 /** Optional features the suite can hide; `/info` then advertises none of them. */
-const OPTIONAL = [
-  "long-poll",
-  "renew",
-  "release",
-  "batch-ack",
-  "poll-replay",
-  "idempotency-key",
-  "message-read",
-  "decisions",
-];
+const OPTIONAL: readonly string[] = FEATURES.filter((f) => f !== "info");
 
 const hideAll: ProxyScript = {
   before(req) {

@@ -6,28 +6,24 @@ import type { FastifyInstance } from "fastify";
 import { requirePodMember } from "../../services/access.js";
 import { wireDecision } from "../../services/decisions.js";
 import { wireJoinCode } from "../../services/joins.js";
-import type { PostMessageBody } from "../../services/messages.js";
 import { wireMember, wirePod } from "../../services/pods.js";
 import { wireInstallation } from "../../services/registry.js";
-import type { PodRole } from "../../store/contract.js";
 import { checks } from "../request-checks.js";
+import type { AdminRoute } from "../route-types.js";
 import type { RouteDeps } from "../types.js";
 
 export async function adminPodRoutes(app: FastifyInstance, { kernel, validators }: RouteDeps) {
-  app.post(
+  app.post<AdminRoute<"/pods", "post">>(
     "/pods",
     { preValidation: checks({ body: validators.adminModel("CreatePodRequest") }) },
     async (req, reply) =>
-      reply
-        .code(201)
-        .send(wirePod(await kernel.pods.createPod(req.user!.userId, (req.body as { name: string }).name))),
+      reply.code(201).send(wirePod(await kernel.pods.createPod(req.user!.userId, req.body.name))),
   );
 
   app.get("/pods", async (req) => ({ pods: (await kernel.pods.list(req.user!)).map(wirePod) }));
 
-  app.get("/pods/:podId", async (req) => {
-    const { podId } = req.params as { podId: string };
-    const { pod, members, installations } = await kernel.pods.get(req.user!, podId);
+  app.get<AdminRoute<"/pods/{podId}", "get">>("/pods/:podId", async (req) => {
+    const { pod, members, installations } = await kernel.pods.get(req.user!, req.params.podId);
     return {
       pod: wirePod(pod),
       members: members.map(wireMember),
@@ -35,42 +31,38 @@ export async function adminPodRoutes(app: FastifyInstance, { kernel, validators 
     };
   });
 
-  app.post(
+  app.post<AdminRoute<"/pods/{podId}/members", "post">>(
     "/pods/:podId/members",
     { preValidation: checks({ body: validators.adminModel("PutMemberRequest") }) },
+    async (req) => wireMember(await kernel.pods.addMember(req.user!, req.params.podId, req.body)),
+  );
+
+  app.delete<AdminRoute<"/pods/{podId}/members/{userId}", "delete">>(
+    "/pods/:podId/members/:userId",
     async (req) => {
-      const { podId } = req.params as { podId: string };
-      return wireMember(
-        await kernel.pods.addMember(req.user!, podId, req.body as { userId: string; role?: PodRole }),
-      );
+      const { podId, userId } = req.params;
+      await kernel.pods.removeMember(req.user!, podId, userId);
+      return { ok: true };
     },
   );
 
-  app.delete("/pods/:podId/members/:userId", async (req) => {
-    const { podId, userId } = req.params as { podId: string; userId: string };
-    await kernel.pods.removeMember(req.user!, podId, userId);
-    return { ok: true };
-  });
-
-  app.post(
+  app.post<AdminRoute<"/pods/{podId}/messages", "post">>(
     "/pods/:podId/messages",
     { preValidation: checks({ body: validators.adminModel("HumanPostMessageRequest") }) },
     async (req, reply) => {
-      const { podId } = req.params as { podId: string };
+      const { podId } = req.params;
       const user = req.user!;
       await requirePodMember(kernel.store, user, podId);
-      return reply
-        .code(201)
-        .send(await kernel.messages.postAsHuman(user.userId, user.name, podId, req.body as PostMessageBody));
+      return reply.code(201).send(await kernel.messages.postAsHuman(user.userId, user.name, podId, req.body));
     },
   );
 
-  app.get(
+  app.get<AdminRoute<"/pods/{podId}/messages", "get">>(
     "/pods/:podId/messages",
     { preValidation: checks({ query: validators.query("admin", "get", "/api/pods/{podId}/messages") }) },
     async (req) => {
-      const { podId } = req.params as { podId: string };
-      const { limit, before } = req.query as { limit: number; before?: string };
+      const { podId } = req.params;
+      const { limit, before } = req.query;
       await requirePodMember(kernel.store, req.user!, podId);
       return {
         messages: await kernel.messages.list(podId, limit, before, { kind: "human", id: req.user!.userId }),
@@ -78,38 +70,31 @@ export async function adminPodRoutes(app: FastifyInstance, { kernel, validators 
     },
   );
 
-  app.get("/pods/:podId/decisions", async (req) => {
-    const { podId } = req.params as { podId: string };
-    return { decisions: (await kernel.decisions.list(req.user!, podId)).map(wireDecision) };
-  });
+  app.get<AdminRoute<"/pods/{podId}/decisions", "get">>("/pods/:podId/decisions", async (req) => ({
+    decisions: (await kernel.decisions.list(req.user!, req.params.podId)).map(wireDecision),
+  }));
 
-  app.get("/decisions/:decisionId", async (req) => {
-    const { decisionId } = req.params as { decisionId: string };
-    return wireDecision(await kernel.decisions.get(req.user!, decisionId));
-  });
-
-  app.post(
-    "/decisions/:decisionId/answer",
-    { preValidation: checks({ body: validators.adminModel("AnswerDecisionRequest") }) },
-    async (req, reply) => {
-      const { decisionId } = req.params as { decisionId: string };
-      const { option } = req.body as { option: string };
-      return reply.code(201).send(await kernel.decisions.answer(req.user!, decisionId, option));
-    },
+  app.get<AdminRoute<"/decisions/{decisionId}", "get">>("/decisions/:decisionId", async (req) =>
+    wireDecision(await kernel.decisions.get(req.user!, req.params.decisionId)),
   );
 
-  app.post(
+  app.post<AdminRoute<"/decisions/{decisionId}/answer", "post">>(
+    "/decisions/:decisionId/answer",
+    { preValidation: checks({ body: validators.adminModel("AnswerDecisionRequest") }) },
+    async (req, reply) =>
+      reply.code(201).send(await kernel.decisions.answer(req.user!, req.params.decisionId, req.body.option)),
+  );
+
+  app.post<AdminRoute<"/pods/{podId}/join-codes", "post">>(
     "/pods/:podId/join-codes",
     { preValidation: checks({ body: validators.adminModel("CreateJoinCodeRequest") }) },
     async (req, reply) => {
-      const { podId } = req.params as { podId: string };
-      const { code, record } = await kernel.joins.create(req.user!, podId, req.body as Record<string, never>);
+      const { code, record } = await kernel.joins.create(req.user!, req.params.podId, req.body);
       return reply.code(201).send({ ...wireJoinCode(record), code });
     },
   );
 
-  app.get("/pods/:podId/join-codes", async (req) => {
-    const { podId } = req.params as { podId: string };
-    return { joinCodes: (await kernel.joins.list(req.user!, podId)).map(wireJoinCode) };
-  });
+  app.get<AdminRoute<"/pods/{podId}/join-codes", "get">>("/pods/:podId/join-codes", async (req) => ({
+    joinCodes: (await kernel.joins.list(req.user!, req.params.podId)).map(wireJoinCode),
+  }));
 }

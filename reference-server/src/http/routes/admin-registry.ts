@@ -4,8 +4,9 @@
  */
 import type { FastifyInstance } from "fastify";
 import { iso } from "../../clock.js";
-import { type InstallInput, wireInstallation, wireRuntimeToken } from "../../services/registry.js";
+import { wireInstallation, wireRuntimeToken } from "../../services/registry.js";
 import { checks } from "../request-checks.js";
+import type { AdminRoute } from "../route-types.js";
 import type { RouteDeps } from "../types.js";
 
 const wireRegistry = (a: {
@@ -25,35 +26,33 @@ const wireRegistry = (a: {
 export async function adminRegistryRoutes(app: FastifyInstance, { kernel, validators }: RouteDeps) {
   const TOKENS = "/registry/pods/:podId/agents/:agentName/runtime-tokens";
 
-  app.post(
+  app.post<AdminRoute<"/registry/publish", "post">>(
     "/registry/publish",
     { preValidation: checks({ body: validators.adminModel("PublishRequest") }) },
-    async (req) => wireRegistry(await kernel.registry.publish(req.user!, req.body as { name: string })),
+    async (req) => wireRegistry(await kernel.registry.publish(req.user!, req.body)),
   );
 
   app.get("/registry/agents", async () => ({ agents: (await kernel.registry.list()).map(wireRegistry) }));
 
-  app.post(
+  app.post<AdminRoute<"/registry/install", "post">>(
     "/registry/install",
     { preValidation: checks({ body: validators.adminModel("InstallRequest") }) },
     async (req, reply) =>
-      reply
-        .code(201)
-        .send(wireInstallation(await kernel.registry.install(req.user!, req.body as InstallInput))),
+      reply.code(201).send(wireInstallation(await kernel.registry.install(req.user!, req.body))),
   );
 
-  app.post(
+  app.post<AdminRoute<"/registry/pods/{podId}/agents/{agentName}/runtime-tokens", "post">>(
     TOKENS,
     {
       preValidation: checks({ body: validators.adminModel("IssueRuntimeTokenRequest"), optionalBody: true }),
     },
     async (req, reply) => {
-      const { podId, agentName } = req.params as { podId: string; agentName: string };
+      const { podId, agentName } = req.params;
       const { token, record, installation } = await kernel.registry.issueToken(
         req.user!,
         podId,
         agentName,
-        req.body as { instanceId?: string; label?: string },
+        req.body,
       );
       return reply.code(201).send({
         id: record.id,
@@ -69,7 +68,7 @@ export async function adminRegistryRoutes(app: FastifyInstance, { kernel, valida
     },
   );
 
-  app.get(
+  app.get<AdminRoute<"/registry/pods/{podId}/agents/{agentName}/runtime-tokens", "get">>(
     TOKENS,
     {
       preValidation: checks({
@@ -81,8 +80,8 @@ export async function adminRegistryRoutes(app: FastifyInstance, { kernel, valida
       }),
     },
     async (req) => {
-      const { podId, agentName } = req.params as { podId: string; agentName: string };
-      const { instanceId } = req.query as { instanceId?: string };
+      const { podId, agentName } = req.params;
+      const { instanceId } = req.query;
       return {
         tokens: (await kernel.registry.listTokens(req.user!, podId, agentName, instanceId)).map(
           wireRuntimeToken,
@@ -91,13 +90,16 @@ export async function adminRegistryRoutes(app: FastifyInstance, { kernel, valida
     },
   );
 
-  app.delete(`${TOKENS}/:tokenId`, async (req) => {
-    const { podId, agentName, tokenId } = req.params as { podId: string; agentName: string; tokenId: string };
-    await kernel.registry.revokeToken(req.user!, podId, agentName, tokenId);
-    return { ok: true };
-  });
+  app.delete<AdminRoute<"/registry/pods/{podId}/agents/{agentName}/runtime-tokens/{tokenId}", "delete">>(
+    `${TOKENS}/:tokenId`,
+    async (req) => {
+      const { podId, agentName, tokenId } = req.params;
+      await kernel.registry.revokeToken(req.user!, podId, agentName, tokenId);
+      return { ok: true };
+    },
+  );
 
-  app.delete(
+  app.delete<AdminRoute<"/registry/pods/{podId}/agents/{agentName}", "delete">>(
     "/registry/pods/:podId/agents/:agentName",
     {
       preValidation: checks({
@@ -105,8 +107,8 @@ export async function adminRegistryRoutes(app: FastifyInstance, { kernel, valida
       }),
     },
     async (req) => {
-      const { podId, agentName } = req.params as { podId: string; agentName: string };
-      const { instanceId } = req.query as { instanceId?: string };
+      const { podId, agentName } = req.params;
+      const { instanceId } = req.query;
       return { ok: true, ...(await kernel.registry.uninstall(req.user!, podId, agentName, instanceId)) };
     },
   );

@@ -4,6 +4,7 @@
 import type { FastifyInstance } from "fastify";
 import { wireUser } from "../../services/users.js";
 import { checks } from "../request-checks.js";
+import type { AdminRoute } from "../route-types.js";
 import type { RouteDeps } from "../types.js";
 
 export async function adminUserRoutes(app: FastifyInstance, { kernel, validators }: RouteDeps) {
@@ -14,20 +15,17 @@ export async function adminUserRoutes(app: FastifyInstance, { kernel, validators
 
   app.get("/users", async (req) => ({ users: (await kernel.users.list(req.user!)).map(wireUser) }));
 
-  app.post(
+  app.post<AdminRoute<"/users", "post">>(
     "/users",
     { preValidation: checks({ body: validators.adminModel("CreateUserRequest") }) },
     async (req, reply) => {
-      const { user, token } = await kernel.users.create(
-        req.user!,
-        req.body as { name: string; isAdmin?: boolean },
-      );
+      const { user, token } = await kernel.users.create(req.user!, req.body);
       return reply.code(201).send({ user: wireUser(user), token });
     },
   );
 
-  app.delete("/users/:userId", async (req) => {
-    const { userId } = req.params as { userId: string };
-    return { ok: true, ...(await kernel.users.remove(req.user!, userId)) };
-  });
+  app.delete<AdminRoute<"/users/{userId}", "delete">>("/users/:userId", async (req) => ({
+    ok: true,
+    ...(await kernel.users.remove(req.user!, req.params.userId)),
+  }));
 }

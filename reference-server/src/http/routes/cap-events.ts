@@ -3,24 +3,20 @@
  * POST /events/{id}/renew, POST /events/{id}/release, POST /events/ack (batch). Thin: validate, call the
  * events service, shape the answer.
  */
+
+import { CAP_BASE_PATH } from "@commonly/cap-spec/constants";
 import type { FastifyInstance } from "fastify";
 import { iso } from "../../clock.js";
-import type { BatchAckItem, ReleaseBody } from "../../services/deliveries.js";
 import { checks } from "../request-checks.js";
+import type { CapRoute } from "../route-types.js";
 import type { RouteDeps } from "../types.js";
 
-const BASE = "/api/agents/runtime";
-
 export async function capEventRoutes(app: FastifyInstance, { kernel, validators, profile }: RouteDeps) {
-  app.get(
+  app.get<CapRoute<"/events", "get">>(
     "/events",
-    { preValidation: checks({ query: validators.query("cap", "get", `${BASE}/events`) }) },
+    { preValidation: checks({ query: validators.query("cap", "get", `${CAP_BASE_PATH}/events`) }) },
     async (req, reply) => {
-      const { limit, waitSeconds, pollId } = req.query as {
-        limit: number;
-        waitSeconds: number;
-        pollId?: string;
-      };
+      const { limit, waitSeconds, pollId } = req.query;
       // A poll claims: no cache or intermediary may store or serve its answer.
       reply.header("Cache-Control", "no-store");
       // A client that hangs up while its long-poll waits must not have events claimed for it.
@@ -43,43 +39,40 @@ export async function capEventRoutes(app: FastifyInstance, { kernel, validators,
     },
   );
 
-  app.post(
+  app.post<CapRoute<"/events/{id}/ack", "post">>(
     "/events/:id/ack",
     { preValidation: checks({ body: validators.capModel("AckRequest"), optionalBody: true }) },
     async (req) => {
-      const { id } = req.params as { id: string };
-      await kernel.events.ack(req.agent!, id, (req.body as { result?: unknown }).result);
+      await kernel.events.ack(req.agent!, req.params.id, req.body.result);
       return profile.ackAnswer();
     },
   );
 
-  app.post(
+  app.post<CapRoute<"/events/{id}/renew", "post">>(
     "/events/:id/renew",
     { preValidation: checks({ body: validators.capModel("RenewRequest") }) },
     async (req) => {
-      const { id } = req.params as { id: string };
-      const until = await kernel.events.renew(req.agent!, id, (req.body as { attempts: number }).attempts);
+      const until = await kernel.events.renew(req.agent!, req.params.id, req.body.attempts);
       return { ok: true, leaseExpiresAt: iso(until) };
     },
   );
 
-  app.post(
+  app.post<CapRoute<"/events/{id}/release", "post">>(
     "/events/:id/release",
     { preValidation: checks({ body: validators.capModel("ReleaseRequest") }) },
     async (req) => {
-      const { id } = req.params as { id: string };
-      const r = await kernel.events.release(req.agent!, id, req.body as ReleaseBody);
+      const r = await kernel.events.release(req.agent!, req.params.id, req.body);
       return r.status === "pending"
         ? { ok: true, status: "pending", availableAt: iso(r.availableAt) }
         : { ok: true, status: "failed" };
     },
   );
 
-  app.post(
+  app.post<CapRoute<"/events/ack", "post">>(
     "/events/ack",
     { preValidation: checks({ body: validators.capModel("BatchAckRequest") }) },
     async (req) => ({
-      results: await kernel.events.ackMany(req.agent!, (req.body as { acks: BatchAckItem[] }).acks),
+      results: await kernel.events.ackMany(req.agent!, req.body.acks),
     }),
   );
 }

@@ -1,21 +1,14 @@
 /**
  * The optional CAP conveniences that are not events, messages or memory: GET /info and POST /decisions.
  */
+import { FEATURES } from "@commonly/cap-spec/constants";
 import type { FastifyInstance } from "fastify";
-import type { DecisionBody } from "../../services/decisions.js";
 import { checks } from "../request-checks.js";
+import type { CapRoute } from "../route-types.js";
 import type { RouteDeps } from "../types.js";
 
-export const FEATURES = [
-  "long-poll",
-  "renew",
-  "decisions",
-  "message-read",
-  "idempotency-key",
-  "release",
-  "batch-ack",
-  "poll-replay",
-];
+/** What `/info` advertises: every optional feature of CAP v1 (spec enum Feature) but `info`, the route itself. */
+const ADVERTISED_FEATURES = FEATURES.filter((f) => f !== "info");
 
 export async function capExtraRoutes(app: FastifyInstance, { kernel, validators, profile }: RouteDeps) {
   const c = kernel.config;
@@ -27,16 +20,15 @@ export async function capExtraRoutes(app: FastifyInstance, { kernel, validators,
     maxLimit: c.maxLimit,
     maxWaitSeconds: c.maxWaitSeconds,
     maxMessageBytes: c.maxMessageBytes,
-    features: FEATURES,
+    features: ADVERTISED_FEATURES,
     // Only a non-default profile names itself: under `cap` the answer is CAP v1's, unchanged.
     ...(profile.name !== "cap" ? { profile: profile.name } : {}),
   };
   app.get("/info", async () => info);
 
-  app.post(
+  app.post<CapRoute<"/decisions", "post">>(
     "/decisions",
     { preValidation: checks({ body: validators.capModel("DecisionRequest") }) },
-    async (req, reply) =>
-      reply.code(201).send(await kernel.decisions.ask(req.agent!, req.body as DecisionBody)),
+    async (req, reply) => reply.code(201).send(await kernel.decisions.ask(req.agent!, req.body)),
   );
 }

@@ -2,21 +2,21 @@
  * CAP message routes: POST /pods/{podId}/messages (with the optional Idempotency-Key header) and
  * GET /pods/{podId}/messages (message-read with `self` / `isBot`).
  */
+import { CAP_BASE_PATH } from "@commonly/cap-spec/constants";
 import type { FastifyInstance } from "fastify";
 import { fail } from "../../errors/registry.js";
-import type { PostMessageBody } from "../../services/messages.js";
 import { checks } from "../request-checks.js";
+import type { CapRoute } from "../route-types.js";
 import type { RouteDeps } from "../types.js";
 
-const BASE = "/api/agents/runtime";
 const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
 
 export async function capMessageRoutes(app: FastifyInstance, { kernel, validators, profile }: RouteDeps) {
-  app.post(
+  app.post<CapRoute<"/pods/{podId}/messages", "post">>(
     "/pods/:podId/messages",
     { preValidation: checks({ body: validators.capModel("PostMessageRequest") }) },
     async (req, reply) => {
-      const { podId } = req.params as { podId: string };
+      const { podId } = req.params;
       const raw = req.headers["idempotency-key"];
       const key = Array.isArray(raw) ? raw[0] : raw;
       if (key !== undefined && !IDEMPOTENCY_KEY.test(key))
@@ -25,7 +25,7 @@ export async function capMessageRoutes(app: FastifyInstance, { kernel, validator
             { path: "/Idempotency-Key", in: "headers", message: "must be 1–255 printable ASCII characters" },
           ],
         });
-      const body = req.body as PostMessageBody;
+      const body = req.body;
       const r = await kernel.messages.postAsAgent(req.agent!, podId, body, req.body, key);
       if (r.replayed) reply.header("Idempotent-Replayed", "true");
       // A replay has the same body (same hash), so the request describes the stored message exactly.
@@ -41,12 +41,16 @@ export async function capMessageRoutes(app: FastifyInstance, { kernel, validator
     },
   );
 
-  app.get(
+  app.get<CapRoute<"/pods/{podId}/messages", "get">>(
     "/pods/:podId/messages",
-    { preValidation: checks({ query: validators.query("cap", "get", `${BASE}/pods/{podId}/messages`) }) },
+    {
+      preValidation: checks({
+        query: validators.query("cap", "get", `${CAP_BASE_PATH}/pods/{podId}/messages`),
+      }),
+    },
     async (req) => {
-      const { podId } = req.params as { podId: string };
-      const { limit, before } = req.query as { limit: number; before?: string };
+      const { podId } = req.params;
+      const { limit, before } = req.query;
       await kernel.messages.requireInstalled(kernel.store, req.agent!.agentId, podId);
       const messages = await kernel.messages.list(podId, limit, before, {
         kind: "agent",

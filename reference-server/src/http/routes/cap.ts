@@ -11,8 +11,6 @@ import { capExtraRoutes } from "./cap-extras.js";
 import { capMemoryRoutes } from "./cap-memory.js";
 import { capMessageRoutes } from "./cap-messages.js";
 
-export const CAP_BASE = "/api/agents/runtime";
-
 export async function capRoutes(app: FastifyInstance, deps: RouteDeps) {
   app.addHook("onRequest", async (req) => {
     req.agent = await deps.kernel.tokens.authenticateAgent(deps.profile.agentAuthorization(req.headers));

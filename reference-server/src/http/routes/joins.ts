@@ -5,16 +5,15 @@
 import type { FastifyInstance } from "fastify";
 import { wireInstallation } from "../../services/registry.js";
 import { checks } from "../request-checks.js";
+import type { AdminRoute } from "../route-types.js";
 import type { RouteDeps } from "../types.js";
 
 export async function joinRoutes(app: FastifyInstance, { kernel, validators }: RouteDeps) {
-  app.post(
+  app.post<AdminRoute<"/joins/redeem", "post">>(
     "/joins/redeem",
     { preValidation: checks({ body: validators.adminModel("RedeemJoinCodeRequest") }) },
     async (req, reply) => {
-      const r = await kernel.joins.redeem(
-        req.body as { code: string; agentName?: string; instanceId?: string },
-      );
+      const r = await kernel.joins.redeem(req.body);
       return reply
         .code(201)
         .send({ token: r.token, tokenId: r.tokenId, installation: wireInstallation(r.installation) });
