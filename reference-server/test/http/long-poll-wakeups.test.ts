@@ -137,8 +137,10 @@ describe.skipIf(!url)(`a waiting long-poll on two PostgreSQL replicas${skipped}`
       await c.connect();
       try {
         await c.query(
-          `INSERT INTO "${schema}".events (id, agent_id, pod_id, type, payload, created_at, state, attempts)
-           VALUES ($1, $2, $3, 'task.assigned', '{}', $4, 'pending', 0)`,
+          `WITH e AS (
+             INSERT INTO "${schema}".events (id, agent_id, pod_id, type, created_at, state, attempts)
+             VALUES ($1, $2, $3, 'task.assigned', $4, 'pending', 0) RETURNING seq)
+           INSERT INTO "${schema}".event_payloads (seq, payload) SELECT seq, '{}' FROM e`,
           [id, agentId, podId, Date.now()],
         );
       } finally {

@@ -9,14 +9,14 @@ import { runStoreContract } from "./contract-suite.js";
 runStoreContract(async () => openSqliteStore({ path: ":memory:" }), "sqlite");
 
 describe("sqlite store specifics", () => {
-  it("claims through the ready index in insertion order, without a sort step", async () => {
+  it("claims through the open-events index in insertion order, without a sort step", async () => {
     const store = openSqliteStore({ path: ":memory:" });
     // biome-ignore lint/suspicious/noExplicitAny: reaching into the driver for EXPLAIN only
     const Database = (await import("better-sqlite3")).default as any;
     const db = new Database(":memory:");
     db.exec(
       "CREATE TABLE events (seq INTEGER PRIMARY KEY, agent_id TEXT, state TEXT, lease_expires_at INTEGER, attempts INTEGER);" +
-        "CREATE INDEX events_ready ON events (agent_id, seq) WHERE state IN ('pending', 'leased');",
+        "CREATE INDEX events_open ON events (agent_id, seq) WHERE state IN ('pending', 'leased');",
     );
     const plan = db
       .prepare(
@@ -26,7 +26,7 @@ describe("sqlite store specifics", () => {
       .all()
       .map((r: { detail: string }) => r.detail)
       .join("\n");
-    expect(plan).toContain("events_ready");
+    expect(plan).toContain("events_open");
     expect(plan).not.toContain("TEMP B-TREE");
     await store.close();
   });

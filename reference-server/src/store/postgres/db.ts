@@ -136,10 +136,3 @@ export function json(value: unknown): JsonText {
 export function jsonOrNull(value: unknown): JsonText | null {
   return value === null || value === undefined ? null : new JsonText(JSON.stringify(value));
 }
-
-/** The columns of `row` that start with `prefix`, without it (for joins that alias each table's columns). */
-export function unprefix(row: Row, prefix: string): Row {
-  const out: Row = {};
-  for (const [k, v] of Object.entries(row)) if (k.startsWith(prefix)) out[k.slice(prefix.length)] = v;
-  return out;
-}

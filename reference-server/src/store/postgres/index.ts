@@ -10,15 +10,15 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import type { Store, StoreOps } from "../contract.js";
+import { agentOps } from "./agents.js";
 import { AuthAnnouncer, listenerName } from "./auth-announce.js";
+import { contentOps } from "./content.js";
 import { type Db, type Row, runQuery, storeError } from "./db.js";
+import { deliveryOps } from "./deliveries.js";
+import { eventOps } from "./events.js";
 import { NotificationListener } from "./listen.js";
 import { migrate, quoteIdent } from "./migrate.js";
-import { agentOps } from "./ops-agents.js";
-import { contentOps } from "./ops-content.js";
-import { deliveryOps } from "./ops-deliveries.js";
-import { eventOps } from "./ops-events.js";
-import { peopleOps } from "./ops-people.js";
+import { peopleOps } from "./people.js";
 
 export interface PostgresStoreOptions {
   /** `postgres://user@host:port/db` */

@@ -56,13 +56,16 @@ export function quoteIdent(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
 
-/** Applies pending migrations to `schema` (created if missing). Returns the versions applied now. */
+/**
+ * Applies pending migrations to `schema` (created if missing). Returns the versions applied now.
+ * `migrations`: the list to apply, by default all of them (a test builds a schema at an older version).
+ */
 export async function migrate(
   client: pg.PoolClient | pg.Client,
   schema: string,
   now: number,
+  migrations: Migration[] = loadMigrations(),
 ): Promise<number[]> {
-  const migrations = loadMigrations();
   const applied: number[] = [];
   await client.query("BEGIN");
   try {

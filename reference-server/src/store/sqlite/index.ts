@@ -12,12 +12,12 @@ import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { type Store, type StoreOps, StoreUnavailableError } from "../contract.js";
 import { ackBatcher } from "./ack-batch.js";
-import { agentOps } from "./agent-ops.js";
-import { contentOps } from "./content-ops.js";
-import { deliveryOps } from "./delivery-ops.js";
-import { eventOps } from "./event-ops.js";
+import { agentOps } from "./agents.js";
+import { contentOps } from "./content.js";
+import { deliveryOps } from "./deliveries.js";
+import { eventOps } from "./events.js";
 import { migrate } from "./migrate.js";
-import { peopleOps } from "./people-ops.js";
+import { peopleOps } from "./people.js";
 import type { SqliteContext, SyncOps } from "./types.js";
 
 export interface SqliteStoreOptions {

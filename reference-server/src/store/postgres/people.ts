@@ -4,14 +4,28 @@
  * Must never: judge a token's validity (findUserTokenByHash returns whatever it finds; services judge).
  */
 import type { PeopleOpName, StoreOps } from "../contract.js";
-import { COLUMNS, cols } from "./columns.js";
+import { insertInto, rowMapper, selectList } from "../rows.js";
+import { MEMBERS, PODS, USER_TOKENS, USERS } from "../schema.js";
 import type { Db } from "./db.js";
-import { unprefix } from "./db.js";
-import { toMember, toPod, toUser, toUserToken } from "./rows.js";
+import { JSON_PARAMS, toMember, toPod, toUser } from "./rows.js";
 
 type PeopleOps = Pick<StoreOps, PeopleOpName>;
 
-const { users: USER_COLUMNS, user_tokens: USER_TOKEN_COLUMNS } = COLUMNS;
+const INSERT_USER = insertInto(USERS, "postgres", JSON_PARAMS);
+const INSERT_USER_TOKEN = insertInto(USER_TOKENS, "postgres", JSON_PARAMS);
+const INSERT_POD = insertInto(PODS, "postgres", JSON_PARAMS);
+const PUT_MEMBER = insertInto(
+  MEMBERS,
+  "postgres",
+  JSON_PARAMS,
+  `ON CONFLICT (pod_id, user_id) DO UPDATE SET role = EXCLUDED.role, added_at = EXCLUDED.added_at`,
+);
+
+const FIND_USER_TOKEN = `
+  SELECT ${selectList(USER_TOKENS, "t")}, ${selectList(USERS, "u")}
+    FROM user_tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = $1`;
+const authToken = rowMapper(USER_TOKENS, "postgres", "t_");
+const authUser = rowMapper(USERS, "postgres", "u_");
 
 export function peopleOps(db: Db): PeopleOps {
   const one = async <T>(text: string, values: unknown[], map: (r: never) => T): Promise<T | null> => {
@@ -23,10 +37,7 @@ export function peopleOps(db: Db): PeopleOps {
 
   return {
     async insertUser(u) {
-      await db.query(
-        "INSERT INTO users (id, name, is_admin, created_at, deleted_at) VALUES ($1, $2, $3, $4, $5)",
-        [u.id, u.name, u.isAdmin, u.createdAt, u.deletedAt],
-      );
+      await db.query(INSERT_USER.sql, INSERT_USER.values(u));
     },
     getUser: (id) => one("SELECT * FROM users WHERE id = $1", [id], toUser),
     async findUsersByName(name) {
@@ -47,20 +58,12 @@ export function peopleOps(db: Db): PeopleOps {
       return n > 0;
     },
     async insertUserToken(t) {
-      await db.query(
-        "INSERT INTO user_tokens (id, user_id, hash, label, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6)",
-        [t.id, t.userId, t.hash, t.label, t.createdAt, t.revokedAt],
-      );
+      await db.query(INSERT_USER_TOKEN.sql, INSERT_USER_TOKEN.values(t));
     },
     async findUserTokenByHash(hash) {
-      const rows = await db.query(
-        `SELECT ${cols("t", USER_TOKEN_COLUMNS)}, ${cols("u", USER_COLUMNS)}
-           FROM user_tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = $1`,
-        [hash],
-        "cap_find_user_token",
-      );
+      const rows = await db.query(FIND_USER_TOKEN, [hash], "cap_find_user_token");
       const r = rows[0];
-      return r ? { token: toUserToken(unprefix(r, "t_")), user: toUser(unprefix(r, "u_")) } : null;
+      return r ? { token: authToken(r), user: authUser(r) } : null;
     },
     revokeUserTokensOfUser: (userId, now) =>
       count("UPDATE user_tokens SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL RETURNING 1", [
@@ -69,12 +72,7 @@ export function peopleOps(db: Db): PeopleOps {
       ]),
 
     async insertPod(p) {
-      await db.query("INSERT INTO pods (id, name, created_by, created_at) VALUES ($1, $2, $3, $4)", [
-        p.id,
-        p.name,
-        p.createdBy,
-        p.createdAt,
-      ]);
+      await db.query(INSERT_POD.sql, INSERT_POD.values(p));
     },
     getPod: (id) => one("SELECT * FROM pods WHERE id = $1", [id], toPod),
     async findPodsByName(name) {
@@ -90,11 +88,7 @@ export function peopleOps(db: Db): PeopleOps {
       return rows.map(toPod);
     },
     async putMember(m) {
-      await db.query(
-        `INSERT INTO members (pod_id, user_id, role, added_at) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (pod_id, user_id) DO UPDATE SET role = EXCLUDED.role, added_at = EXCLUDED.added_at`,
-        [m.podId, m.userId, m.role, m.addedAt],
-      );
+      await db.query(PUT_MEMBER.sql, PUT_MEMBER.values(m));
     },
     getMember: (podId, userId) =>
       one("SELECT * FROM members WHERE pod_id = $1 AND user_id = $2", [podId, userId], toMember),

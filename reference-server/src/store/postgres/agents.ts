@@ -6,12 +6,43 @@
  * installation and issuer whatever their states; the tokens service decides).
  */
 import type { AgentOpName, StoreOps } from "../contract.js";
-import { COLUMNS as C, cols, pick } from "./columns.js";
+import { insertInto, rowMapper, selectList } from "../rows.js";
+import { AGENT_IDENTITIES, INSTALLATIONS, REGISTRY_AGENTS, RUNTIME_TOKENS, USERS } from "../schema.js";
 import type { Db } from "./db.js";
-import { json } from "./db.js";
-import { toIdentity, toInstallation, toRegistryAgent, toRuntimeToken, toUser } from "./rows.js";
+import { JSON_PARAMS, toIdentity, toInstallation, toRegistryAgent, toRuntimeToken } from "./rows.js";
 
 type AgentOps = Pick<StoreOps, AgentOpName>;
+
+const PUT_REGISTRY_AGENT = insertInto(
+  REGISTRY_AGENTS,
+  "postgres",
+  JSON_PARAMS,
+  `ON CONFLICT (name) DO UPDATE SET manifest = EXCLUDED.manifest, published_by = EXCLUDED.published_by,
+     created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at`,
+);
+const INSERT_IDENTITY = insertInto(
+  AGENT_IDENTITIES,
+  "postgres",
+  JSON_PARAMS,
+  "ON CONFLICT (agent_name, instance_id) DO NOTHING RETURNING *",
+);
+const INSERT_INSTALLATION = insertInto(INSTALLATIONS, "postgres", JSON_PARAMS);
+const INSERT_RUNTIME_TOKEN = insertInto(RUNTIME_TOKENS, "postgres", JSON_PARAMS);
+
+// Authentication joins four tables; each table's columns are aliased with a prefix (t_id, a_id, …) rather
+// than read through row_to_json, which would bypass the text decoding in db.ts.
+const FIND_RUNTIME_TOKEN = `
+  SELECT ${selectList(RUNTIME_TOKENS, "t")}, ${selectList(AGENT_IDENTITIES, "a")},
+         ${selectList(INSTALLATIONS, "i")}, ${selectList(USERS, "u")}
+    FROM runtime_tokens t
+    JOIN agent_identities a ON a.id = t.agent_id
+    JOIN installations i ON i.id = t.installation_id
+    LEFT JOIN users u ON u.id = t.issued_by
+   WHERE t.hash = $1`;
+const authToken = rowMapper(RUNTIME_TOKENS, "postgres", "t_");
+const authIdentity = rowMapper(AGENT_IDENTITIES, "postgres", "a_");
+const authInstallation = rowMapper(INSTALLATIONS, "postgres", "i_");
+const authIssuer = rowMapper(USERS, "postgres", "u_");
 
 export function agentOps(db: Db): AgentOps {
   const one = async <T>(text: string, values: unknown[], map: (r: never) => T): Promise<T | null> => {
@@ -29,13 +60,7 @@ export function agentOps(db: Db): AgentOps {
 
   return {
     async putRegistryAgent(a) {
-      await db.query(
-        `INSERT INTO registry_agents (name, manifest, published_by, created_at, updated_at)
-         VALUES ($1, $2::json, $3, $4, $5)
-         ON CONFLICT (name) DO UPDATE SET manifest = EXCLUDED.manifest, published_by = EXCLUDED.published_by,
-           created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at`,
-        [a.name, json(a.manifest), a.publishedBy, a.createdAt, a.updatedAt],
-      );
+      await db.query(PUT_REGISTRY_AGENT.sql, PUT_REGISTRY_AGENT.values(a));
     },
     getRegistryAgent: (name) => one("SELECT * FROM registry_agents WHERE name = $1", [name], toRegistryAgent),
     async listRegistryAgents() {
@@ -45,11 +70,7 @@ export function agentOps(db: Db): AgentOps {
     async ensureAgentIdentity(i) {
       // ON CONFLICT DO NOTHING waits for a concurrent inserter of the same pair, then the SELECT (a new
       // statement, a new snapshot) sees its committed row.
-      const inserted = await db.query(
-        `INSERT INTO agent_identities (id, agent_name, instance_id, created_at) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (agent_name, instance_id) DO NOTHING RETURNING *`,
-        [i.id, i.agentName, i.instanceId, i.createdAt],
-      );
+      const inserted = await db.query(INSERT_IDENTITY.sql, INSERT_IDENTITY.values(i));
       if (inserted[0]) return toIdentity(inserted[0]);
       const found = await one(
         "SELECT * FROM agent_identities WHERE agent_name = $1 AND instance_id = $2",
@@ -68,27 +89,7 @@ export function agentOps(db: Db): AgentOps {
       ),
 
     async insertInstallation(i) {
-      await db.query(
-        `INSERT INTO installations (id, agent_id, agent_name, instance_id, pod_id, scopes, message_posted,
-           installed_by_kind, installed_by_id, authorized_by, status, created_at, uninstalled_at, uninstalled_by)
-         VALUES ($1, $2, $3, $4, $5, $6::json, $7, $8, $9, $10, $11, $12, $13, $14)`,
-        [
-          i.id,
-          i.agentId,
-          i.agentName,
-          i.instanceId,
-          i.podId,
-          json(i.scopes),
-          i.messagePosted,
-          i.installedBy.kind,
-          i.installedBy.id,
-          i.authorizedBy,
-          i.status,
-          i.createdAt,
-          i.uninstalledAt,
-          i.uninstalledBy,
-        ],
-      );
+      await db.query(INSERT_INSTALLATION.sql, INSERT_INSTALLATION.values(i));
     },
     getInstallation: (id) => one("SELECT * FROM installations WHERE id = $1", [id], toInstallation),
     findActiveInstallation: (agentId, podId) =>
@@ -118,43 +119,18 @@ export function agentOps(db: Db): AgentOps {
     },
 
     async insertRuntimeToken(t) {
-      await db.query(
-        `INSERT INTO runtime_tokens (id, hash, agent_id, installation_id, pod_id, issued_by, label, created_at,
-           last_used_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-        [
-          t.id,
-          t.hash,
-          t.agentId,
-          t.installationId,
-          t.podId,
-          t.issuedBy,
-          t.label,
-          t.createdAt,
-          t.lastUsedAt,
-          t.revokedAt,
-        ],
-      );
+      await db.query(INSERT_RUNTIME_TOKEN.sql, INSERT_RUNTIME_TOKEN.values(t));
     },
     async findRuntimeTokenByHash(hash) {
       // One round trip on every authenticated request: the token with its identity, installation and issuer.
-      const rows = await db.query(
-        `SELECT ${cols("t", C.runtime_tokens)}, ${cols("a", C.agent_identities)}, ${cols("i", C.installations)},
-                ${cols("u", C.users)}
-           FROM runtime_tokens t
-           JOIN agent_identities a ON a.id = t.agent_id
-           JOIN installations i ON i.id = t.installation_id
-           LEFT JOIN users u ON u.id = t.issued_by
-          WHERE t.hash = $1`,
-        [hash],
-        "cap_find_runtime_token",
-      );
+      const rows = await db.query(FIND_RUNTIME_TOKEN, [hash], "cap_find_runtime_token");
       const r = rows[0];
       if (!r) return null;
       return {
-        token: toRuntimeToken(pick(r, "t", C.runtime_tokens)),
-        identity: toIdentity(pick(r, "a", C.agent_identities)),
-        installation: toInstallation(pick(r, "i", C.installations)),
-        issuer: r.u_id === null ? null : toUser(pick(r, "u", C.users)),
+        token: authToken(r),
+        identity: authIdentity(r),
+        installation: authInstallation(r),
+        issuer: r.u_id === null ? null : authIssuer(r),
       };
     },
     getRuntimeToken: (id) => one("SELECT * FROM runtime_tokens WHERE id = $1", [id], toRuntimeToken),

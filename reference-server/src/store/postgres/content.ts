@@ -9,11 +9,31 @@
  * Must never: merge memory (the service computes the envelope; putMemory replaces the row).
  */
 import type { ContentOpName, StoreOps } from "../contract.js";
+import { insertInto } from "../rows.js";
+import { DECISIONS, IDEMPOTENCY_RECORDS, JOIN_CODES, MEMORY, MESSAGES } from "../schema.js";
 import type { Db } from "./db.js";
-import { json, jsonOrNull } from "./db.js";
-import { toDecision, toIdempotency, toJoinCode, toMemory, toMessage } from "./rows.js";
+import { JSON_PARAMS, toDecision, toIdempotency, toJoinCode, toMemory, toMessage } from "./rows.js";
 
 type ContentOps = Pick<StoreOps, ContentOpName>;
+
+const INSERT_MESSAGE = insertInto(MESSAGES, "postgres", JSON_PARAMS);
+const PUT_MEMORY = insertInto(
+  MEMORY,
+  "postgres",
+  JSON_PARAMS,
+  `ON CONFLICT (agent_id) DO UPDATE SET content = EXCLUDED.content, sections = EXCLUDED.sections,
+     source_runtime = EXCLUDED.source_runtime, sync_key = EXCLUDED.sync_key, updated_at =
+     EXCLUDED.updated_at`,
+);
+const PUT_IDEMPOTENCY = insertInto(
+  IDEMPOTENCY_RECORDS,
+  "postgres",
+  JSON_PARAMS,
+  `ON CONFLICT (agent_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, pod_id =
+     EXCLUDED.pod_id, status = EXCLUDED.status, body = EXCLUDED.body, created_at = EXCLUDED.created_at`,
+);
+const INSERT_DECISION = insertInto(DECISIONS, "postgres", JSON_PARAMS);
+const INSERT_JOIN_CODE = insertInto(JOIN_CODES, "postgres", JSON_PARAMS);
 
 /** First key of the two-int advisory locks (class id): "CAP" + purpose. */
 const LOCK_MEMORY = 0x43415001;
@@ -36,21 +56,7 @@ export function contentOps(db: Db): ContentOps {
 
   return {
     async insertMessage(m) {
-      await db.query(
-        `INSERT INTO messages (id, pod_id, content, author_kind, author_id, author_name, reply_to_message_id,
-           metadata, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8::json, $9)`,
-        [
-          m.id,
-          m.podId,
-          m.content,
-          m.author.kind,
-          m.author.id,
-          m.author.name,
-          m.replyToMessageId,
-          jsonOrNull(m.metadata),
-          m.createdAt,
-        ],
-      );
+      await db.query(INSERT_MESSAGE.sql, INSERT_MESSAGE.values(m));
     },
     async getMessage(id) {
       const rows = await db.query("SELECT * FROM messages WHERE id = $1", [id]);
@@ -78,13 +84,7 @@ export function contentOps(db: Db): ContentOps {
       return getMemory(agentId);
     },
     async putMemory(m) {
-      await db.query(
-        `INSERT INTO memory (agent_id, content, sections, source_runtime, sync_key, updated_at)
-         VALUES ($1, $2, $3::json, $4, $5, $6)
-         ON CONFLICT (agent_id) DO UPDATE SET content = EXCLUDED.content, sections = EXCLUDED.sections,
-           source_runtime = EXCLUDED.source_runtime, sync_key = EXCLUDED.sync_key, updated_at = EXCLUDED.updated_at`,
-        [m.agentId, m.content, json(m.sections), m.sourceRuntime, m.syncKey, m.updatedAt],
-      );
+      await db.query(PUT_MEMORY.sql, PUT_MEMORY.values(m));
     },
 
     async getIdempotencyRecord(agentId, key) {
@@ -92,14 +92,7 @@ export function contentOps(db: Db): ContentOps {
       return getIdem(agentId, key);
     },
     async putIdempotencyRecord(r) {
-      await db.query(
-        `INSERT INTO idempotency_records (agent_id, key, request_hash, pod_id, status, body, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6::json, $7)
-         ON CONFLICT (agent_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash,
-           pod_id = EXCLUDED.pod_id, status = EXCLUDED.status, body = EXCLUDED.body,
-           created_at = EXCLUDED.created_at`,
-        [r.agentId, r.key, r.requestHash, r.podId, r.status, jsonOrNull(r.body), r.createdAt],
-      );
+      await db.query(PUT_IDEMPOTENCY.sql, PUT_IDEMPOTENCY.values(r));
     },
     async pruneIdempotencyRecords(createdBefore) {
       return (
@@ -108,28 +101,7 @@ export function contentOps(db: Db): ContentOps {
     },
 
     async insertDecision(d) {
-      await db.query(
-        `INSERT INTO decisions (id, pod_id, agent_id, message_id, decision_class, title, question, options,
-           thread_root_id, context, created_at, answered_at, answered_by, answer_option, answer_message_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8::json, $9, $10, $11, $12, $13, $14, $15)`,
-        [
-          d.id,
-          d.podId,
-          d.agentId,
-          d.messageId,
-          d.decisionClass,
-          d.title,
-          d.question,
-          json(d.options),
-          d.threadRootId,
-          d.context,
-          d.createdAt,
-          d.answeredAt,
-          d.answeredBy,
-          d.answerOption,
-          d.answerMessageId,
-        ],
-      );
+      await db.query(INSERT_DECISION.sql, INSERT_DECISION.values(d));
     },
     async getDecision(id) {
       const rows = await db.query("SELECT * FROM decisions WHERE id = $1", [id]);
@@ -150,22 +122,7 @@ export function contentOps(db: Db): ContentOps {
     },
 
     async insertJoinCode(c) {
-      await db.query(
-        `INSERT INTO join_codes (id, hash, pod_id, agent_name, scopes, created_by, created_at, expires_at, used_at,
-           used_by_installation_id) VALUES ($1, $2, $3, $4, $5::json, $6, $7, $8, $9, $10)`,
-        [
-          c.id,
-          c.hash,
-          c.podId,
-          c.agentName,
-          json(c.scopes),
-          c.createdBy,
-          c.createdAt,
-          c.expiresAt,
-          c.usedAt,
-          c.usedByInstallationId,
-        ],
-      );
+      await db.query(INSERT_JOIN_CODE.sql, INSERT_JOIN_CODE.values(c));
     },
     async findJoinCodeByHash(hash) {
       const rows = await db.query("SELECT * FROM join_codes WHERE hash = $1", [hash]);

@@ -4,26 +4,37 @@
 
 import type { AgentOpName } from "../contract.js";
 import { StoreConflictError } from "../contract.js";
-import type { AgentIdentityRecord, RegistryAgentRecord } from "../records.js";
-import { type Row, toInstallation, toRuntimeToken, toUser } from "./rows.js";
+import { insertInto } from "../rows.js";
+import { AGENT_IDENTITIES, INSTALLATIONS, REGISTRY_AGENTS, RUNTIME_TOKENS } from "../schema.js";
+import {
+  JSON_TEXT,
+  type Row,
+  toIdentity,
+  toInstallation,
+  toRegistryAgent,
+  toRuntimeToken,
+  toUser,
+} from "./rows.js";
 import { statementCache } from "./statement-cache.js";
 import type { SqliteContext, SyncOps } from "./types.js";
 
 type AgentOps = Pick<SyncOps, AgentOpName>;
 
-const toRegistry = (r: Row): RegistryAgentRecord => ({
-  name: r.name,
-  manifest: JSON.parse(r.manifest),
-  publishedBy: r.published_by,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-});
-const toIdentity = (r: Row): AgentIdentityRecord => ({
-  id: r.id,
-  agentName: r.agent_name,
-  instanceId: r.instance_id,
-  createdAt: r.created_at,
-});
+const PUT_REGISTRY_AGENT = insertInto(
+  REGISTRY_AGENTS,
+  "sqlite",
+  JSON_TEXT,
+  `ON CONFLICT (name) DO UPDATE SET manifest = excluded.manifest, published_by = excluded.published_by,
+     updated_at = excluded.updated_at`,
+);
+const INSERT_IDENTITY = insertInto(
+  AGENT_IDENTITIES,
+  "sqlite",
+  JSON_TEXT,
+  "ON CONFLICT (agent_name, instance_id) DO NOTHING",
+);
+const INSERT_INSTALLATION = insertInto(INSTALLATIONS, "sqlite", JSON_TEXT);
+const INSERT_RUNTIME_TOKEN = insertInto(RUNTIME_TOKENS, "sqlite", JSON_TEXT);
 
 /** Runs an insert, turning a uniqueness violation into the contract's StoreConflictError. */
 export function insertOrConflict(run: () => unknown, what: string): void {
@@ -40,26 +51,13 @@ export function insertOrConflict(run: () => unknown, what: string): void {
 export function agentOps({ db, authChanged }: SqliteContext): AgentOps {
   const prepared = statementCache(db);
   const q = {
-    putRegistry: db.prepare(
-      `INSERT INTO registry_agents (name, manifest, published_by, created_at, updated_at)
-       VALUES (@name, @manifest, @publishedBy, @createdAt, @updatedAt)
-       ON CONFLICT (name) DO UPDATE SET manifest = excluded.manifest, published_by = excluded.published_by,
-         updated_at = excluded.updated_at`,
-    ),
+    putRegistry: db.prepare(PUT_REGISTRY_AGENT.sql),
     getRegistry: db.prepare("SELECT * FROM registry_agents WHERE name = ?"),
     listRegistry: db.prepare("SELECT * FROM registry_agents ORDER BY name"),
-    insertIdentity: db.prepare(
-      `INSERT INTO agent_identities (id, agent_name, instance_id, created_at)
-       VALUES (@id, @agentName, @instanceId, @createdAt) ON CONFLICT (agent_name, instance_id) DO NOTHING`,
-    ),
+    insertIdentity: db.prepare(INSERT_IDENTITY.sql),
     getIdentity: db.prepare("SELECT * FROM agent_identities WHERE id = ?"),
     findIdentity: db.prepare("SELECT * FROM agent_identities WHERE agent_name = ? AND instance_id = ?"),
-    insertInstallation: db.prepare(
-      `INSERT INTO installations (id, agent_id, agent_name, instance_id, pod_id, scopes, message_posted,
-         installed_by_kind, installed_by_id, authorized_by, status, created_at, uninstalled_at, uninstalled_by)
-       VALUES (@id, @agentId, @agentName, @instanceId, @podId, @scopes, @messagePosted, @installedByKind,
-         @installedById, @authorizedBy, @status, @createdAt, @uninstalledAt, @uninstalledBy)`,
-    ),
+    insertInstallation: db.prepare(INSERT_INSTALLATION.sql),
     getInstallation: db.prepare("SELECT * FROM installations WHERE id = ?"),
     activeInstallation: db.prepare(
       "SELECT * FROM installations WHERE agent_id = ? AND pod_id = ? AND status = 'active'",
@@ -68,11 +66,7 @@ export function agentOps({ db, authChanged }: SqliteContext): AgentOps {
       `UPDATE installations SET status = 'uninstalled', uninstalled_at = ?, uninstalled_by = ?
        WHERE id = ? AND status = 'active'`,
     ),
-    insertToken: db.prepare(
-      `INSERT INTO runtime_tokens (id, hash, agent_id, installation_id, pod_id, issued_by, label, created_at,
-         last_used_at, revoked_at)
-       VALUES (@id, @hash, @agentId, @installationId, @podId, @issuedBy, @label, @createdAt, @lastUsedAt, @revokedAt)`,
-    ),
+    insertToken: db.prepare(INSERT_RUNTIME_TOKEN.sql),
     // Authentication in one read: token, identity, installation and issuer; expand() nests each table's
     // columns under its table name, so no per-request renaming of the joined row is needed.
     authByHash: db
@@ -104,25 +98,18 @@ export function agentOps({ db, authChanged }: SqliteContext): AgentOps {
     return n;
   };
   return {
-    putRegistryAgent: (a) => void q.putRegistry.run({ ...a, manifest: JSON.stringify(a.manifest) }),
-    getRegistryAgent: (name) => one(q.getRegistry.get(name), toRegistry),
-    listRegistryAgents: () => (q.listRegistry.all() as Row[]).map(toRegistry),
+    putRegistryAgent: (a) => void q.putRegistry.run(PUT_REGISTRY_AGENT.values(a)),
+    getRegistryAgent: (name) => one(q.getRegistry.get(name), toRegistryAgent),
+    listRegistryAgents: () => (q.listRegistry.all() as Row[]).map(toRegistryAgent),
     ensureAgentIdentity: (i) => {
-      q.insertIdentity.run(i);
+      q.insertIdentity.run(INSERT_IDENTITY.values(i));
       return toIdentity(q.findIdentity.get(i.agentName, i.instanceId) as Row);
     },
     getAgentIdentity: (id) => one(q.getIdentity.get(id), toIdentity),
     findAgentIdentity: (name, instanceId) => one(q.findIdentity.get(name, instanceId), toIdentity),
     insertInstallation: (i) =>
       insertOrConflict(
-        () =>
-          q.insertInstallation.run({
-            ...i,
-            scopes: JSON.stringify(i.scopes),
-            messagePosted: i.messagePosted ? 1 : 0,
-            installedByKind: i.installedBy.kind,
-            installedById: i.installedBy.id,
-          }),
+        () => q.insertInstallation.run(INSERT_INSTALLATION.values(i)),
         "an active installation of this agent in this pod",
       ),
     getInstallation: (id) => one(q.getInstallation.get(id), toInstallation),
@@ -143,7 +130,8 @@ export function agentOps({ db, authChanged }: SqliteContext): AgentOps {
       return (prepared(sql).all(...args) as Row[]).map(toInstallation);
     },
     markInstallationUninstalled: ({ id, now, by }) => changed(q.uninstall.run(now, by, id).changes) === 1,
-    insertRuntimeToken: (t) => insertOrConflict(() => q.insertToken.run(t), "runtime token"),
+    insertRuntimeToken: (t) =>
+      insertOrConflict(() => q.insertToken.run(INSERT_RUNTIME_TOKEN.values(t)), "runtime token"),
     findRuntimeTokenByHash: (hash) => {
       const r = q.authByHash.get(hash) as Record<string, Row> | undefined;
       if (!r) return null;

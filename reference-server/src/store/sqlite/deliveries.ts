@@ -5,7 +5,8 @@
  * attempts`, so claim, retire and lease-expiry wake-ups need no change (see migrations/002).
  */
 import type { DeliveryOpName, ReleaseResult } from "../contract.js";
-import { EVENT_COLUMNS, json, type Row, toEvent } from "./rows.js";
+import { EVENT_COLUMNS } from "../schema.js";
+import { json, type Row, toEvent } from "./rows.js";
 import type { SqliteContext, SyncOps } from "./types.js";
 
 type DeliveryOps = Pick<SyncOps, DeliveryOpName>;

@@ -11,20 +11,24 @@
  * Must never: read the clock (every time is `now` from the service), or wait on a row lock inside a claim.
  */
 import type { EventOpName, StoreOps } from "../contract.js";
+import { EVENT_COLUMNS, EVENT_ROWS } from "../schema.js";
 import type { Db } from "./db.js";
 import { json, jsonOrNull } from "./db.js";
 import { toEvent } from "./rows.js";
 
 type EventOps = Pick<StoreOps, EventOpName>;
 
+// The payloads go to event_payloads under the seq each event row got (migrations/004), in the same statement.
 const ENQUEUE = `
-  WITH ins AS (
-    INSERT INTO events (id, agent_id, pod_id, type, payload, created_at, state, attempts)
-    SELECT id, agent_id, pod_id, type, payload, created_at, 'pending', 0
-      FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::json[], $6::bigint[])
-        WITH ORDINALITY AS n(id, agent_id, pod_id, type, payload, created_at, ord)
-     ORDER BY ord
-    RETURNING agent_id)
+  WITH n AS (
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::json[], $6::bigint[])
+      WITH ORDINALITY AS n(id, agent_id, pod_id, type, payload, created_at, ord)),
+  ins AS (
+    INSERT INTO events (id, agent_id, pod_id, type, created_at, state, attempts)
+    SELECT id, agent_id, pod_id, type, created_at, 'pending', 0 FROM n ORDER BY ord
+    RETURNING seq, id, agent_id),
+  payloads AS (
+    INSERT INTO event_payloads (seq, payload) SELECT ins.seq, n.payload FROM ins JOIN n ON n.id = ins.id)
   SELECT a.agent_id, pg_notify($7, $8 || a.agent_id) FROM (SELECT DISTINCT agent_id FROM ins) a`;
 
 // $1 agent, $2 now, $3 lease ms, $4 max attempts, $5 limit. The retire CTE reads events_leased (this
@@ -50,8 +54,8 @@ const CLAIM = `
     UPDATE events e SET state = 'leased', attempts = e.attempts + 1, lease_expires_at = $2 + $3
       FROM ready r WHERE e.id = r.id
     RETURNING e.*, r.prev_state)
-  SELECT (SELECT count(*) FROM retired) AS n_retired, c.*
-    FROM (SELECT 1) one LEFT JOIN claimed c ON true
+  SELECT (SELECT count(*) FROM retired) AS n_retired, c.*, p.payload
+    FROM (SELECT 1) one LEFT JOIN claimed c ON true LEFT JOIN event_payloads p ON p.seq = c.seq
    ORDER BY c.seq`;
 
 const EXHAUSTED = `
@@ -64,13 +68,16 @@ const EXHAUSTED = `
 
 export function eventOps(db: Db): EventOps {
   const getEvent = async (id: string) => {
-    const rows = await db.query("SELECT * FROM events WHERE id = $1", [id], "cap_get_event");
+    const rows = await db.query(
+      `SELECT ${EVENT_COLUMNS} FROM ${EVENT_ROWS} WHERE e.id = $1`,
+      [id],
+      "cap_get_event",
+    );
     return rows[0] ? toEvent(rows[0]) : null;
   };
-  const ownEvent = async (agentId: string, id: string) => {
-    const rows = await db.query("SELECT * FROM events WHERE id = $1 AND agent_id = $2", [id, agentId]);
-    return rows[0] ? toEvent(rows[0]) : null;
-  };
+  /** Whether the event exists and is this agent's (acks and renews that changed nothing ask). */
+  const ownEvent = async (agentId: string, id: string) =>
+    (await db.query("SELECT 1 FROM events WHERE id = $1 AND agent_id = $2", [id, agentId])).length > 0;
 
   return {
     async enqueueEvents(events) {
@@ -111,7 +118,7 @@ export function eventOps(db: Db): EventOps {
       );
       if (rows[0]) return true;
       // Already acked (first ack wins), unknown, or another agent's: a fresh snapshot tells which.
-      return (await ownEvent(agentId, eventId)) !== null;
+      return ownEvent(agentId, eventId);
     },
 
     async renewLease({ agentId, eventId, attempts, leaseMs, now }) {
@@ -157,9 +164,9 @@ export function eventOps(db: Db): EventOps {
 
     async listDeadLetters({ agentId, podId, limit }) {
       const rows = await db.query(
-        `SELECT * FROM events
+        `SELECT ${EVENT_COLUMNS} FROM ${EVENT_ROWS}
           WHERE state = 'failed' AND ($1::text IS NULL OR agent_id = $1) AND ($2::text IS NULL OR pod_id = $2)
-          ORDER BY failed_at DESC, seq DESC LIMIT $3`,
+          ORDER BY failed_at DESC, e.seq DESC LIMIT $3`,
         [agentId ?? null, podId ?? null, limit],
       );
       return rows.map(toEvent);
@@ -171,7 +178,7 @@ export function eventOps(db: Db): EventOps {
            UPDATE events SET state = 'pending', attempt_base = attempts, lease_expires_at = NULL, failed_at = NULL,
              fail_reason = NULL
             WHERE id = $1 AND state = 'failed' RETURNING *)
-         SELECT r.*, pg_notify($2, $3 || r.agent_id) FROM r`,
+         SELECT r.*, p.payload, pg_notify($2, $3 || r.agent_id) FROM r JOIN event_payloads p ON p.seq = r.seq`,
         [eventId, db.channel, db.origin],
       );
       const row = rows[0];
@@ -194,10 +201,10 @@ export function eventOps(db: Db): EventOps {
     },
 
     async listPodEvents({ podId, limit }) {
-      const rows = await db.query("SELECT * FROM events WHERE pod_id = $1 ORDER BY seq DESC LIMIT $2", [
-        podId,
-        limit,
-      ]);
+      const rows = await db.query(
+        `SELECT ${EVENT_COLUMNS} FROM ${EVENT_ROWS} WHERE e.pod_id = $1 ORDER BY e.seq DESC LIMIT $2`,
+        [podId, limit],
+      );
       return rows.map(toEvent);
     },
 

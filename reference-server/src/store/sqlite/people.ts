@@ -3,63 +3,51 @@
  */
 
 import type { PeopleOpName } from "../contract.js";
-import type { MemberRecord, PodRecord } from "../records.js";
-import { type Row, toUser, toUserToken } from "./rows.js";
+import { insertInto } from "../rows.js";
+import { MEMBERS, PODS, USER_TOKENS, USERS } from "../schema.js";
+import { JSON_TEXT, type Row, toMember, toPod, toUser, toUserToken } from "./rows.js";
 import type { SqliteContext, SyncOps } from "./types.js";
 
 type PeopleOps = Pick<SyncOps, PeopleOpName>;
 
-const toPod = (r: Row): PodRecord => ({
-  id: r.id,
-  name: r.name,
-  createdBy: r.created_by,
-  createdAt: r.created_at,
-});
-const toMember = (r: Row): MemberRecord => ({
-  podId: r.pod_id,
-  userId: r.user_id,
-  role: r.role,
-  addedAt: r.added_at,
-});
+const INSERT_USER = insertInto(USERS, "sqlite", JSON_TEXT);
+const INSERT_USER_TOKEN = insertInto(USER_TOKENS, "sqlite", JSON_TEXT);
+const INSERT_POD = insertInto(PODS, "sqlite", JSON_TEXT);
+const PUT_MEMBER = insertInto(
+  MEMBERS,
+  "sqlite",
+  JSON_TEXT,
+  "ON CONFLICT (pod_id, user_id) DO UPDATE SET role = excluded.role",
+);
 
 export function peopleOps({ db, authChanged }: SqliteContext): PeopleOps {
   const q = {
-    insertUser: db.prepare(
-      "INSERT INTO users (id, name, is_admin, created_at, deleted_at) VALUES (@id, @name, @isAdmin, @createdAt, @deletedAt)",
-    ),
+    insertUser: db.prepare(INSERT_USER.sql),
     getUser: db.prepare("SELECT * FROM users WHERE id = ?"),
     usersByName: db.prepare(
       "SELECT * FROM users WHERE name = ? AND deleted_at IS NULL ORDER BY created_at, rowid",
     ),
     listUsers: db.prepare("SELECT * FROM users ORDER BY created_at, rowid"),
     deleteUser: db.prepare("UPDATE users SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL"),
-    insertUserToken: db.prepare(
-      `INSERT INTO user_tokens (id, user_id, hash, label, created_at, revoked_at)
-       VALUES (@id, @userId, @hash, @label, @createdAt, @revokedAt)`,
-    ),
+    insertUserToken: db.prepare(INSERT_USER_TOKEN.sql),
     userTokenByHash: db.prepare("SELECT * FROM user_tokens WHERE hash = ?"),
     revokeUserTokens: db.prepare(
       "UPDATE user_tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL",
     ),
-    insertPod: db.prepare(
-      "INSERT INTO pods (id, name, created_by, created_at) VALUES (@id, @name, @createdBy, @createdAt)",
-    ),
+    insertPod: db.prepare(INSERT_POD.sql),
     getPod: db.prepare("SELECT * FROM pods WHERE id = ?"),
     podsByName: db.prepare("SELECT * FROM pods WHERE name = ? ORDER BY seq"),
     listPods: db.prepare("SELECT * FROM pods ORDER BY seq"),
     listPodsOfUser: db.prepare(
-      "SELECT p.* FROM pods p JOIN pod_members m ON m.pod_id = p.id WHERE m.user_id = ? ORDER BY p.seq",
+      "SELECT p.* FROM pods p JOIN members m ON m.pod_id = p.id WHERE m.user_id = ? ORDER BY p.seq",
     ),
-    putMember: db.prepare(
-      `INSERT INTO pod_members (pod_id, user_id, role, added_at) VALUES (@podId, @userId, @role, @addedAt)
-       ON CONFLICT (pod_id, user_id) DO UPDATE SET role = excluded.role`,
-    ),
-    getMember: db.prepare("SELECT * FROM pod_members WHERE pod_id = ? AND user_id = ?"),
-    listMembers: db.prepare("SELECT * FROM pod_members WHERE pod_id = ? ORDER BY added_at, rowid"),
-    removeMember: db.prepare("DELETE FROM pod_members WHERE pod_id = ? AND user_id = ?"),
+    putMember: db.prepare(PUT_MEMBER.sql),
+    getMember: db.prepare("SELECT * FROM members WHERE pod_id = ? AND user_id = ?"),
+    listMembers: db.prepare("SELECT * FROM members WHERE pod_id = ? ORDER BY added_at, rowid"),
+    removeMember: db.prepare("DELETE FROM members WHERE pod_id = ? AND user_id = ?"),
   };
   return {
-    insertUser: (u) => void q.insertUser.run({ ...u, isAdmin: u.isAdmin ? 1 : 0 }),
+    insertUser: (u) => void q.insertUser.run(INSERT_USER.values(u)),
     getUser: (id) => {
       const r = q.getUser.get(id) as Row | undefined;
       return r ? toUser(r) : null;
@@ -71,7 +59,7 @@ export function peopleOps({ db, authChanged }: SqliteContext): PeopleOps {
       if (done) authChanged(); // the user's runtime tokens stop authenticating (token caches)
       return done;
     },
-    insertUserToken: (t) => void q.insertUserToken.run(t),
+    insertUserToken: (t) => void q.insertUserToken.run(INSERT_USER_TOKEN.values(t)),
     findUserTokenByHash: (hash) => {
       const r = q.userTokenByHash.get(hash) as Row | undefined;
       if (!r) return null;
@@ -79,7 +67,7 @@ export function peopleOps({ db, authChanged }: SqliteContext): PeopleOps {
       return u ? { token: toUserToken(r), user: toUser(u) } : null;
     },
     revokeUserTokensOfUser: (userId, now) => q.revokeUserTokens.run(now, userId).changes,
-    insertPod: (p) => void q.insertPod.run(p),
+    insertPod: (p) => void q.insertPod.run(INSERT_POD.values(p)),
     getPod: (id) => {
       const r = q.getPod.get(id) as Row | undefined;
       return r ? toPod(r) : null;
@@ -87,7 +75,7 @@ export function peopleOps({ db, authChanged }: SqliteContext): PeopleOps {
     findPodsByName: (name) => (q.podsByName.all(name) as Row[]).map(toPod),
     listPods: (filter) =>
       ((filter?.userId ? q.listPodsOfUser.all(filter.userId) : q.listPods.all()) as Row[]).map(toPod),
-    putMember: (m) => void q.putMember.run(m),
+    putMember: (m) => void q.putMember.run(PUT_MEMBER.values(m)),
     getMember: (podId, userId) => {
       const r = q.getMember.get(podId, userId) as Row | undefined;
       return r ? toMember(r) : null;

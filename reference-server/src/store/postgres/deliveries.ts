@@ -8,6 +8,7 @@
  * Must never: read the clock, or settle part of a batch ack (it is one statement).
  */
 import type { DeliveryOpName, StoreOps } from "../contract.js";
+import { EVENT_COLUMNS, EVENT_ROWS } from "../schema.js";
 import type { Db } from "./db.js";
 import { jsonOrNull } from "./db.js";
 import { toEvent } from "./rows.js";
@@ -47,11 +48,11 @@ const ACK_MANY = `
    ORDER BY i.ord`;
 
 const POLL_DELIVERIES = `
-  SELECT * FROM events
+  SELECT ${EVENT_COLUMNS} FROM ${EVENT_ROWS}
    WHERE agent_id = $1 AND poll_id = $2 AND state = 'leased' AND poll_id IS NOT NULL
      AND poll_attempts = attempts AND lease_expires_at > $3
      AND (release_attempts IS NULL OR release_attempts <> attempts)
-   ORDER BY seq`;
+   ORDER BY e.seq`;
 
 export function deliveryOps(db: Db): DeliveryOps {
   return {

@@ -1,14 +1,16 @@
 /**
  * SQLite ops for the event queue: enqueue, claim with leases, ack, renew, retire, requeue, views.
- * Claims walk the partial index events_ready (agent_id, seq) WHERE state IN ('pending','leased'), so the
+ * Claims walk the partial index events_open (agent_id, seq) WHERE state IN ('pending','leased'), so the
  * oldest-first order comes from the index, not a sort. Attempts are counted at claim. Lease look-ups
  * (retire, next expiry) use events_leased (agent_id, lease_expires_at) WHERE state = 'leased', so a poll's
  * cost depends on what the agent holds, not on how many events wait behind it.
  */
 import type { ClaimResult, EventOpName, RenewResult, RequeueResult } from "../contract.js";
 import type { EventRecord, QueueStats } from "../records.js";
-import { insertOrConflict } from "./agent-ops.js";
-import { EVENT_COLUMNS, EVENTS, json, parse, type Row, toEvent } from "./rows.js";
+import { arrayMapper, columnNames } from "../rows.js";
+import { EVENT_COLUMNS, EVENT_ROWS, EVENTS } from "../schema.js";
+import { insertOrConflict } from "./agents.js";
+import { json, type Row, toEvent } from "./rows.js";
 import { statementCache } from "./statement-cache.js";
 import type { SqliteContext, SyncOps } from "./types.js";
 
@@ -16,24 +18,20 @@ type EventOps = Pick<SyncOps, EventOpName>;
 
 const OPEN = "state IN ('pending', 'leased')";
 
-const CLAIMED = `seq, id, pod_id, type, attempts, attempt_base, created_at, acked_at, result, failed_at,
-  fail_reason, release_attempts, release_reason, available_at`;
-type ClaimedRow = [
-  number,
-  string,
-  string,
-  string,
-  number,
-  number,
-  number,
-  number | null,
-  string | null,
-  number | null,
-  string | null,
-  number | null,
-  string | null,
-  number | null,
-];
+// The claim reads its rows as arrays of the columns it does not know already: building a 19-property
+// object per row (RETURNING *) cost about 3 µs per event of a 50-event claim, more than the update.
+const CLAIM_GIVEN = ["agent_id", "state", "lease_expires_at", "payload"] as const;
+const CLAIM_SELECTED = ["seq", ...columnNames(EVENTS, CLAIM_GIVEN)];
+const CLAIMED = CLAIM_SELECTED.join(", ");
+const SEQ = 0;
+const ATTEMPTS = CLAIM_SELECTED.indexOf("attempts");
+const toClaimed = arrayMapper(EVENTS, "sqlite", CLAIM_SELECTED, CLAIM_GIVEN) as (
+  row: readonly unknown[],
+  agentId: string,
+  state: "leased",
+  leaseExpiresAt: number,
+  payload: string,
+) => EventRecord;
 
 export function eventOps({ db, notify }: SqliteContext): EventOps {
   const prepared = statementCache(db);
@@ -49,7 +47,6 @@ export function eventOps({ db, notify }: SqliteContext): EventOps {
         "SELECT payload FROM event_payloads WHERE seq IN (SELECT value FROM json_each(?)) ORDER BY seq",
       )
       .pluck(),
-    payload: db.prepare("SELECT payload FROM event_payloads WHERE seq = ?").pluck(),
     // Retiring reads events_leased: only this agent's ended leases, never the pending backlog.
     retireAgent: db.prepare(
       `UPDATE events INDEXED BY events_leased
@@ -66,14 +63,12 @@ export function eventOps({ db, notify }: SqliteContext): EventOps {
     // long-poll's claim almost always finds nothing (issue 10, idle profile).
     ready: db
       .prepare(
-        `SELECT seq FROM events INDEXED BY events_ready
+        `SELECT seq FROM events INDEXED BY events_open
          WHERE agent_id = @agentId AND ${OPEN} AND (state = 'pending' OR lease_expires_at <= @now)
            AND attempts - attempt_base < @maxAttempts
          ORDER BY seq LIMIT @limit`,
       )
       .pluck(),
-    // Rows as arrays of the columns a claim does not know already: building a 19-property object per row
-    // (RETURNING *) cost about 3 µs per event of a 50-event claim, more than the update.
     claim: db
       .prepare(
         `UPDATE events SET state = 'leased', attempts = attempts + 1, lease_expires_at = @leaseUntil
@@ -81,7 +76,7 @@ export function eventOps({ db, notify }: SqliteContext): EventOps {
        RETURNING ${CLAIMED}`,
       )
       .raw(),
-    get: db.prepare(`SELECT ${EVENT_COLUMNS} FROM ${EVENTS} WHERE e.id = ?`),
+    get: db.prepare(`SELECT ${EVENT_COLUMNS} FROM ${EVENT_ROWS} WHERE e.id = ?`),
     ack: db.prepare(
       `UPDATE events SET state = 'acked', acked_at = @now, result = @result
        WHERE id = @id AND agent_id = @agentId AND state != 'acked'`,
@@ -99,7 +94,7 @@ export function eventOps({ db, notify }: SqliteContext): EventOps {
     ),
     readyAt: db.prepare(
       `SELECT MIN(CASE WHEN state = 'pending' THEN 0 ELSE lease_expires_at END) AS at
-         FROM events INDEXED BY events_ready
+         FROM events INDEXED BY events_open
         WHERE agent_id = ? AND ${OPEN} AND (state = 'pending' OR attempts - attempt_base < ?)`,
     ),
     requeue: db.prepare(
@@ -111,7 +106,7 @@ export function eventOps({ db, notify }: SqliteContext): EventOps {
        WHERE agent_id = @agentId AND pod_id = @podId AND ${OPEN}`,
     ),
     podEvents: db.prepare(
-      `SELECT ${EVENT_COLUMNS} FROM ${EVENTS} WHERE e.pod_id = ? ORDER BY e.seq DESC LIMIT ?`,
+      `SELECT ${EVENT_COLUMNS} FROM ${EVENT_ROWS} WHERE e.pod_id = ? ORDER BY e.seq DESC LIMIT ?`,
     ),
     stats: db.prepare("SELECT state, COUNT(*) AS n FROM events GROUP BY state"),
   };
@@ -137,31 +132,13 @@ export function eventOps({ db, notify }: SqliteContext): EventOps {
     const seqs = q.ready.all({ agentId, now, maxAttempts, limit }) as number[];
     if (seqs.length === 0) return { events: [], expiredLeases: newlyFailed, newlyFailed };
     const leaseUntil = now + leaseMs;
-    const rows = q.claim.all({ seqs: JSON.stringify(seqs), leaseUntil }) as ClaimedRow[];
-    rows.sort((a, b) => a[0] - b[0]);
-    const payloads = payloadsOf(rows.map((r) => r[0]));
+    const rows = q.claim.all({ seqs: JSON.stringify(seqs), leaseUntil }) as number[][];
+    rows.sort((a, b) => (a[SEQ] as number) - (b[SEQ] as number));
+    const payloads = payloadsOf(rows.map((r) => r[SEQ] as number));
     let reclaimed = 0;
     const events = rows.map((r, i): EventRecord => {
-      if (r[4] > 1) reclaimed++;
-      return {
-        id: r[1],
-        agentId,
-        podId: r[2],
-        type: r[3],
-        payload: JSON.parse(payloads[i] as string),
-        state: "leased",
-        attempts: r[4],
-        attemptBase: r[5],
-        createdAt: r[6],
-        leaseExpiresAt: leaseUntil,
-        ackedAt: r[7],
-        result: parse(r[8]),
-        failedAt: r[9],
-        failReason: r[10],
-        releasedAttempts: r[11],
-        releaseReason: r[12],
-        availableAt: r[13],
-      };
+      if ((r[ATTEMPTS] as number) > 1) reclaimed++;
+      return toClaimed(r, agentId, "leased", leaseUntil, payloads[i] as string);
     });
     return { events, expiredLeases: reclaimed + newlyFailed, newlyFailed };
   });
@@ -227,7 +204,7 @@ export function eventOps({ db, notify }: SqliteContext): EventOps {
         where.push("e.pod_id = ?");
         args.push(podId);
       }
-      const sql = `SELECT ${EVENT_COLUMNS} FROM ${EVENTS} WHERE ${where.join(" AND ")} ORDER BY e.failed_at DESC, e.seq DESC LIMIT ?`;
+      const sql = `SELECT ${EVENT_COLUMNS} FROM ${EVENT_ROWS} WHERE ${where.join(" AND ")} ORDER BY e.failed_at DESC, e.seq DESC LIMIT ?`;
       return (prepared(sql).all(...args, limit) as Row[]).map(toEvent);
     },
     requeueEvent: (input) => requeueTx(input),
