@@ -48,7 +48,8 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
   return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
 }
 
-function httpError(operation: string, error: unknown, response: Response): CapHttpError {
+/** The `CapHttpError` of a non-2xx answer whose body (parsed, or its text) is `error`. */
+export function httpError(operation: string, error: unknown, response: Response): CapHttpError {
   const parsed = readErrorBody(error);
   return new CapHttpError({
     status: response.status,
