@@ -5,9 +5,9 @@
  */
 import { CAP_BASE_PATH } from "@commonly/cap-spec/constants";
 import type { FixtureAgent } from "./config/fixture.js";
-import type { CheckContext } from "./context.js";
 import type { RequestSpec } from "./http/client.js";
 import type { Answer } from "./http/exchange.js";
+import type { Timing } from "./timing.js";
 
 export type Role = "a" | "b" | "c";
 /** The CAP base path (declared once in the spec). */
@@ -28,9 +28,15 @@ export interface WireEvent {
 export type Query = Record<string, string | number | undefined>;
 type Extra = Partial<Omit<RequestSpec, "method" | "path" | "as">>;
 
+/** What an agent client needs of the check running it (a `CheckContext` is one): a way to send, and time. */
+export interface AgentTransport {
+  send(spec: RequestSpec): Promise<Answer>;
+  readonly timing: Timing;
+}
+
 export class AgentApi {
   constructor(
-    private readonly ctx: CheckContext,
+    private readonly ctx: AgentTransport,
     readonly role: Role,
     readonly agent: FixtureAgent,
   ) {}

@@ -4,15 +4,8 @@
  * runner decides from the requirements manifest whether a failure is fatal, a warning or not applicable.
  * A check must never reach outside the CAP surface (no admin routes, no database).
  */
-import { FEATURES } from "@commonly/cap-spec/constants";
-import type { CheckContext } from "./context.js";
-
-/**
- * Optional capabilities a kernel advertises in `/info` `features` (`info` is `/info` itself): the spec's
- * enum Feature, declared once in TypeSpec.
- */
-export const features = FEATURES;
-export type Feature = (typeof features)[number];
+import type { CheckContext, CheckIdentity } from "./context.js";
+import type { Feature } from "./features.js";
 
 /** Check families, in the order they run. `schema`, `errors` aggregates and `pull-only` run last. */
 export const families = [
@@ -39,7 +32,7 @@ export const families = [
 ] as const;
 export type Family = (typeof families)[number];
 
-export interface Check {
+export interface Check extends CheckIdentity {
   /** Stable id, `<family>.<what-it-checks>`, kebab-case. */
   readonly id: string;
   readonly family: Family;

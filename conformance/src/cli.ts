@@ -5,12 +5,12 @@
  * baseline entry); 2 configuration or harness error; 3 incomplete.
  */
 import { Command, CommanderError, Option } from "commander";
-import { features } from "./check.js";
 import { allChecks } from "./checks/index.js";
 import { ConfigError } from "./config/errors.js";
 import { type Flags, reportFormats, resolveSettings } from "./config/settings.js";
 import { runDriverCommand } from "./driver/cli.js";
 import { driverChecks } from "./driver/scenarios/index.js";
+import { features } from "./features.js";
 import { type Io, processIo } from "./io.js";
 import { renderList } from "./list.js";
 import { writeReports } from "./reports/index.js";

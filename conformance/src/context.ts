@@ -6,9 +6,9 @@
  */
 import { AgentApi, type Role } from "./agents.js";
 import type { Canary } from "./canary.js";
-import type { Check, Feature } from "./check.js";
 import type { Cast } from "./config/fixture.js";
 import type { Settings } from "./config/settings.js";
+import type { Feature } from "./features.js";
 import type { AuditLog } from "./http/audit-log.js";
 import type { HttpClient, RequestSpec } from "./http/client.js";
 import type { Answer, Exchange } from "./http/exchange.js";
@@ -57,6 +57,15 @@ export interface RunState {
   audit: AuditLog;
 }
 
+/**
+ * What a context needs of the check it runs: the id it files exchanges under and the requirement ids the
+ * check may name. A `Check` is one; the context never imports what a check is (that module imports it).
+ */
+export interface CheckIdentity {
+  readonly id: string;
+  readonly verifies: readonly string[];
+}
+
 const show = (v: unknown): string | undefined =>
   v === undefined ? undefined : typeof v === "string" ? v : JSON.stringify(v);
 
@@ -69,7 +78,7 @@ export class CheckContext {
   private readonly agents = new Map<Role, AgentApi>();
 
   constructor(
-    readonly check: Check,
+    readonly check: CheckIdentity,
     readonly run: RunState,
   ) {}
 

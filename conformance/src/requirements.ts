@@ -6,7 +6,7 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { parse } from "yaml";
-import { type Feature, features } from "./check.js";
+import { type Feature, features } from "./features.js";
 
 export type Level = "MUST" | "SHOULD" | "MAY";
 

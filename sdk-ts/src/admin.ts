@@ -8,11 +8,10 @@
  * logs; like the root export it runs wherever `fetch` runs.
  */
 import createClient, { type Client, type Middleware } from "openapi-fetch";
-import { CapHttpError, CapSdkError } from "./errors.js";
+import { CapSdkError } from "./errors.js";
 import type { components, operations, paths } from "./generated/kernel-admin.js";
-import { readErrorBody } from "./internal/lenient.js";
-import { linkSignals } from "./internal/time.js";
-import { parseRetryAfter } from "./internal/transport.js";
+import { linkSignals } from "./internal/client/time.js";
+import { httpError } from "./internal/client/transport.js";
 import { SDK_VERSION } from "./version.js";
 
 export type { components as AdminComponents, operations as AdminOperations, paths as AdminPaths };
@@ -45,17 +44,7 @@ const kernelErrors: Middleware = {
     } catch {
       // Not JSON (a proxy's page): the text is the message.
     }
-    const parsed = readErrorBody(body);
-    throw new CapHttpError({
-      status: response.status,
-      code: parsed.code,
-      message: parsed.message ?? (response.statusText || undefined),
-      details: parsed.details,
-      requestId: response.headers.get("x-request-id") ?? undefined,
-      retryAfterSeconds: parseRetryAfter(response.headers.get("retry-after")),
-      operation: `${request.method} ${schemaPath}`,
-      body,
-    });
+    throw httpError(`${request.method} ${schemaPath}`, body, response);
   },
 };
 

@@ -1,17 +1,17 @@
 /**
  * `CapClient`: one typed method per CAP route, on openapi-fetch and the generated types. Strict
  * writer (request bodies are the spec's types), lenient reader (production-kernel answers are
- * normalised, see internal/lenient.ts), optional `validate` mode that checks every answer against
+ * normalised, see internal/client/lenient.ts), optional `validate` mode that checks every answer against
  * the generated JSON Schema validators. It never logs and never holds state between calls.
  */
 import createClient, { type Client } from "openapi-fetch";
 import { CapHttpError, CapSdkError } from "./errors.js";
 import type { paths } from "./generated/cap-v1.js";
 import { CAP_BASE_PATH as BASE } from "./generated/constants.js";
-import { MAX_BATCH_ACK, newPollId, noSuchRoute, randomKey } from "./internal/ids.js";
-import * as read from "./internal/lenient.js";
-import { fnv1a, realSleep, type Sleep } from "./internal/time.js";
-import { type Answer, type Call, execute, type RetryPolicy } from "./internal/transport.js";
+import { MAX_BATCH_ACK, newPollId, noSuchRoute, randomKey } from "./internal/client/ids.js";
+import * as read from "./internal/client/lenient.js";
+import { fnv1a, realSleep, type Sleep } from "./internal/client/time.js";
+import { type Answer, type Call, execute, type RetryPolicy } from "./internal/client/transport.js";
 import type {
   AckResponse,
   AckResult,

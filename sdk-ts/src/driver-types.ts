@@ -4,8 +4,8 @@
  */
 import type { CapClient, PostMessageResult } from "./client.js";
 import type { HandledStore } from "./handled-store.js";
-import type { CircuitDecision, FailureClass } from "./internal/circuit.js";
-import type { Clock, Sleep } from "./internal/time.js";
+import type { Clock, Sleep } from "./internal/client/time.js";
+import type { CircuitDecision, FailureClass } from "./internal/driver/circuit.js";
 import type {
   AckResult,
   Event,
@@ -16,8 +16,8 @@ import type {
   TaskAssignedPayload,
 } from "./types.js";
 
-export type { CircuitDecision, FailureClass } from "./internal/circuit.js";
-export type { Clock, Sleep } from "./internal/time.js";
+export type { Clock, Sleep } from "./internal/client/time.js";
+export type { CircuitDecision, FailureClass } from "./internal/driver/circuit.js";
 
 /** Payload types of the documented v1 event types. */
 export interface DocumentedPayloads {

@@ -13,12 +13,12 @@ import type { DriverHooks, DriverOptions, DriverSummary, EventHandler } from "./
 import { CapHttpError, type CapSdkError } from "./errors.js";
 import type { Feature } from "./generated/constants.js";
 import { type HandledStore, MemoryHandledStore } from "./handled-store.js";
-import { classifyFailure, RetryCircuit } from "./internal/circuit.js";
-import { LeaseSet } from "./internal/lease.js";
-import { Poller } from "./internal/poller.js";
-import { delaySecondsOf, Settler } from "./internal/settle.js";
-import { type Clock, realClock, realSleep, type Sleep, stableJitter } from "./internal/time.js";
-import { runTurn } from "./internal/turn.js";
+import { type Clock, realClock, realSleep, type Sleep, stableJitter } from "./internal/client/time.js";
+import { classifyFailure, RetryCircuit } from "./internal/driver/circuit.js";
+import { LeaseSet } from "./internal/driver/lease.js";
+import { Poller } from "./internal/driver/poller.js";
+import { delaySecondsOf, Settler } from "./internal/driver/settle.js";
+import { runTurn } from "./internal/driver/turn.js";
 import type { AckResult, Event, Info } from "./types.js";
 
 /** The production kernel's names for documented types: a map without a handler for one uses the CAP one. */

@@ -31,7 +31,7 @@ export type {
 } from "./driver-types.js";
 export { CapHttpError, CapSdkError, type CapSdkErrorCode } from "./errors.js";
 export { type HandledStore, MemoryHandledStore } from "./handled-store.js";
-export type { RetryPolicy } from "./internal/transport.js";
+export type { RetryPolicy } from "./internal/client/transport.js";
 export type {
   AckOutcome,
   AckResult,

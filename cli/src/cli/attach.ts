@@ -11,13 +11,13 @@ import { hostname } from "node:os";
 import { resolve } from "node:path";
 import type { CmdAdapterOptions } from "../adapters/cmd.js";
 import { ADAPTER_NAMES, getAdapter, isAdapterName } from "../adapters/registry.js";
+import { CliError } from "../errors.js";
 import { AdminApiError, createAdminApi } from "../kernel/admin-api.js";
 import { loadConfig, resolveInstance } from "../state/config.js";
 import { agentPaths, assertAgentName } from "../state/home.js";
 import { loadToken, saveToken } from "../state/tokens.js";
-import { CliError } from "./errors.js";
-import { tildify } from "./paths.js";
-import { check, type Terminal } from "./terminal.js";
+import { tildify } from "../ui/paths.js";
+import { check, type Terminal } from "../ui/terminal.js";
 
 export interface AttachFlags {
   pod: string;

@@ -6,14 +6,14 @@
  * anyway, in which case the token stays valid on the kernel until someone revokes it there.
  */
 import { readFile, rm } from "node:fs/promises";
+import { CliError } from "../errors.js";
 import { createAdminApi } from "../kernel/admin-api.js";
 import { loadConfig, resolveInstance } from "../state/config.js";
 import { agentPaths, assertAgentName } from "../state/home.js";
 import { isProcessAlive } from "../state/pidfile.js";
 import { loadToken, removeToken } from "../state/tokens.js";
-import { CliError } from "./errors.js";
-import { tildify } from "./paths.js";
-import { check, type Terminal } from "./terminal.js";
+import { tildify } from "../ui/paths.js";
+import { check, type Terminal } from "../ui/terminal.js";
 
 export interface DetachFlags {
   localOnly?: boolean;

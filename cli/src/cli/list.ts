@@ -3,8 +3,8 @@
  * `agent run` holds each one's pidfile. Local only: it makes no request.
  */
 import { listTokens } from "../state/tokens.js";
+import type { Terminal } from "../ui/terminal.js";
 import { runningPid } from "./detach.js";
-import type { Terminal } from "./terminal.js";
 
 export async function list(home: string, flags: { json?: boolean }, term: Terminal): Promise<void> {
   const records = await listTokens(home);

@@ -4,12 +4,12 @@
  * COMMONLY_USER_TOKEN, a hidden prompt on a terminal, or stdin when piped — never from a log.
  */
 import { createInterface } from "node:readline";
+import { CliError } from "../errors.js";
 import { createAdminApi } from "../kernel/admin-api.js";
 import { setInstance } from "../state/config.js";
 import { configPath } from "../state/home.js";
-import { CliError } from "./errors.js";
-import { tildify } from "./paths.js";
-import { check, type Terminal } from "./terminal.js";
+import { tildify } from "../ui/paths.js";
+import { check, type Terminal } from "../ui/terminal.js";
 
 export interface LoginFlags {
   url: string;

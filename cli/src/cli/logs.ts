@@ -6,11 +6,11 @@
  */
 import { open, readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
+import { CliError } from "../errors.js";
 import { agentPaths, assertAgentName } from "../state/home.js";
 import type { LogEntry } from "../state/logger.js";
 import { loadToken } from "../state/tokens.js";
-import { CliError } from "./errors.js";
-import { agentPrefix, type Terminal, type Tone } from "./terminal.js";
+import { agentPrefix, type Terminal, type Tone } from "../ui/terminal.js";
 
 export interface LogsFlags {
   follow?: boolean;

@@ -6,16 +6,16 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError, Option } from "commander";
 import { ADAPTER_NAMES } from "../adapters/registry.js";
+import { CliError } from "../errors.js";
 import { resolveHome } from "../state/home.js";
+import { parseDuration, parsePositiveInt } from "../ui/duration.js";
+import { createTerminal, type Terminal } from "../ui/terminal.js";
 import { attach } from "./attach.js";
 import { detach } from "./detach.js";
-import { parseDuration, parsePositiveInt } from "./duration.js";
-import { CliError } from "./errors.js";
 import { list } from "./list.js";
 import { login } from "./login.js";
 import { logs } from "./logs.js";
 import { run } from "./run.js";
-import { createTerminal, type Terminal } from "./terminal.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 

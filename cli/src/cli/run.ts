@@ -12,14 +12,14 @@ import { join } from "node:path";
 import type { CmdAdapterOptions } from "../adapters/cmd.js";
 import { getAdapter, isAdapterName } from "../adapters/registry.js";
 import { DEFAULT_TIMEOUT_MS } from "../adapters/types.js";
+import { CliError } from "../errors.js";
 import { createReporter } from "../loop/reporter.js";
 import { runAgent } from "../loop/run-agent.js";
 import { agentPaths, assertAgentName } from "../state/home.js";
 import { createLogger } from "../state/logger.js";
 import { acquirePidfile, PidfileBusyError } from "../state/pidfile.js";
 import { loadToken } from "../state/tokens.js";
-import { CliError } from "./errors.js";
-import type { Terminal } from "./terminal.js";
+import type { Terminal } from "../ui/terminal.js";
 
 export interface RunFlags {
   timeout?: number;

@@ -14,7 +14,7 @@
 
 import { CapHttpError, CapSdkError } from "@commonly/cap-sdk";
 import { type AdminSchemas, createAdminClient, unwrap } from "@commonly/cap-sdk/admin";
-import { CliError } from "../cli/errors.js";
+import { CliError } from "../errors.js";
 
 export class AdminApiError extends CliError {
   readonly status: number;

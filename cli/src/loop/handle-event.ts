@@ -15,10 +15,10 @@
 import { type AckResult, CapHttpError, type Event, type HandlerContext } from "@commonly/cap-sdk";
 import type { CmdAdapterOptions } from "../adapters/cmd.js";
 import type { Adapter, SpawnResult } from "../adapters/types.js";
-import { preview } from "../cli/terminal.js";
 import { idempotencyKey, shouldPost, splitReply } from "../reply.js";
 import type { SessionStore } from "../state/sessions.js";
 import { isHeartbeatType, turnFromEvent } from "../turn.js";
+import { preview } from "../ui/terminal.js";
 import { describeInvocation } from "./invocation.js";
 import type { Reporter } from "./reporter.js";
 

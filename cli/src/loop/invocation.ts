@@ -5,7 +5,7 @@
  */
 import type { CmdAdapterOptions } from "../adapters/cmd.js";
 import { PROMPT_PLACEHOLDER } from "../adapters/cmd.js";
-import { preview } from "../cli/terminal.js";
+import { preview } from "../ui/terminal.js";
 
 export function describeInvocation(adapter: string, turn: string, cmd?: Partial<CmdAdapterOptions>): string {
   const p = preview(turn);

@@ -4,10 +4,11 @@
  * only with --verbose). The terminal text travels in the log entry as `text`, so `commonly agent
  * logs` can show the same lines later without touching the kernel.
  */
-import type { Terminal, Tone } from "../cli/terminal.js";
-import { agentPrefix } from "../cli/terminal.js";
+
 import type { Logger, LogLevel } from "../state/logger.js";
 import { redactText } from "../state/logger.js";
+import type { Terminal, Tone } from "../ui/terminal.js";
+import { agentPrefix } from "../ui/terminal.js";
 
 export interface Reporter {
   say(level: LogLevel, msg: string, text: string, fields?: Record<string, unknown>, tone?: Tone): void;

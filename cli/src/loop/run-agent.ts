@@ -23,12 +23,12 @@ import {
 } from "@commonly/cap-sdk";
 import type { CmdAdapterOptions } from "../adapters/cmd.js";
 import type { Adapter } from "../adapters/types.js";
-import { formatDuration } from "../cli/duration.js";
-import { CliError, reattachHint } from "../cli/errors.js";
+import { CliError, reattachHint } from "../errors.js";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../reply.js";
 import { openEventRing } from "../state/event-ring.js";
 import { agentPaths } from "../state/home.js";
 import { createSessionStore } from "../state/sessions.js";
+import { formatDuration } from "../ui/duration.js";
 import { createTurnHandler } from "./handle-event.js";
 import type { Reporter } from "./reporter.js";
 import { ringHandledStore } from "./ring-store.js";

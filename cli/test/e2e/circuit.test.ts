@@ -11,10 +11,10 @@ import { delimiter } from "node:path";
 import { eventually, startKernel, type TestKernel } from "@commonly/cap-kernel/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { getAdapter } from "../../src/adapters/registry.js";
-import type { Terminal } from "../../src/cli/terminal.js";
 import { createReporter } from "../../src/loop/reporter.js";
 import { runAgent } from "../../src/loop/run-agent.js";
 import { createLogger } from "../../src/state/logger.js";
+import type { Terminal } from "../../src/ui/terminal.js";
 import { Commonly } from "../helpers/commonly.js";
 import { FIXTURE_BIN } from "../helpers/fake-cli.js";
 

@@ -5,7 +5,7 @@
 import { type AddressInfo, createServer } from "node:net";
 import { startKernel, type TestKernel } from "@commonly/cap-kernel/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CliError } from "../../src/cli/errors.js";
+import { CliError } from "../../src/errors.js";
 import { AdminApiError, createAdminApi } from "../../src/kernel/admin-api.js";
 
 /** A loopback port nothing listens on: bound, then closed. */

@@ -6,11 +6,11 @@
 import { CapHttpError, type Event, type HandlerContext } from "@commonly/cap-sdk";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Adapter, SpawnContext, SpawnResult } from "../../src/adapters/types.js";
-import type { Terminal } from "../../src/cli/terminal.js";
 import { createTurnHandler } from "../../src/loop/handle-event.js";
 import { createReporter } from "../../src/loop/reporter.js";
 import { createLogger } from "../../src/state/logger.js";
 import { createSessionStore } from "../../src/state/sessions.js";
+import type { Terminal } from "../../src/ui/terminal.js";
 import { tempHome } from "../helpers/temp-home.js";
 
 let t: ReturnType<typeof tempHome>;

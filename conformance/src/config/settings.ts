@@ -4,7 +4,7 @@
  * no other module reads `process.env` or `process.argv`.
  */
 import { readFile } from "node:fs/promises";
-import { type Feature, features } from "../check.js";
+import { type Feature, features } from "../features.js";
 import { ConfigError } from "./errors.js";
 import { type Fixture, parseFixture } from "./fixture.js";
 

@@ -4,7 +4,7 @@
  * Checks are data, like the kernel checks; the runner decides from the manifest whether a failure is
  * fatal (MUST) or a warning (SHOULD). A check judges only the wire and the pod, never the driver's code.
  */
-import type { DriverContext } from "./context.js";
+import type { DriverCheckIdentity, DriverContext } from "./context.js";
 
 /** Driver check families, in the order they run (`requests` aggregates the whole run, last). */
 export const driverFamilies = [
@@ -21,7 +21,7 @@ export const driverFamilies = [
 ] as const;
 export type DriverFamily = (typeof driverFamilies)[number];
 
-export interface DriverCheck {
+export interface DriverCheck extends DriverCheckIdentity {
   /** Stable id, `driver.<family>.<what>`, kebab-case. */
   readonly id: string;
   readonly family: DriverFamily;

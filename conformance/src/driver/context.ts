@@ -4,12 +4,17 @@
  * `--time-scale`, and assertions that record a failure naming one requirement id with the wire exchanges
  * behind it. Waits poll until a deadline; nothing sleeps a guess.
  */
-import { CheckFailed, CheckIncomplete, CheckSkipped, type Failure } from "../context.js";
+import { CheckFailed, type CheckIdentity, CheckIncomplete, CheckSkipped, type Failure } from "../context.js";
 import type { Exchange } from "../http/exchange.js";
-import type { DriverCheck } from "./check.js";
 import { DriverProcess } from "./driver-process.js";
 import type { FaultProxy, ProxyScript, RouteKind, WireExchange } from "./fault-proxy.js";
 import type { Agent, EventState, Pod, World } from "./world.js";
+
+/** What a driver context needs of its check (a `DriverCheck` is one): its id, verifies and family. */
+export interface DriverCheckIdentity extends CheckIdentity {
+  /** Names the scenario's fresh agent. */
+  readonly family: string;
+}
 
 export interface DriverRunState {
   runId: string;
@@ -54,7 +59,7 @@ export class DriverContext {
   private seq = 0;
 
   constructor(
-    readonly check: DriverCheck,
+    readonly check: DriverCheckIdentity,
     readonly run: DriverRunState,
   ) {}
 

@@ -5,8 +5,8 @@
  * then judge the results with the kernel suite's verdict rules (manifest levels, baseline, exit code).
  */
 import { type Baseline, loadBaseline } from "../baseline.js";
-import { features } from "../check.js";
 import { CheckFailed, CheckIncomplete, CheckSkipped } from "../context.js";
+import { features } from "../features.js";
 import { loadManifest, type Manifest, strongest } from "../requirements.js";
 import { baseResult, checkResult } from "../runner/execute.js";
 import { judge } from "../runner/judge.js";

@@ -4,11 +4,10 @@
  * one. Anything wrong here is a configuration problem (exit 2), not a kernel failure.
  */
 import { CAP_BASE_PATH } from "@commonly/cap-spec/constants";
-import type { Feature } from "../check.js";
-import { features as knownFeatures } from "../check.js";
 import { ConfigError } from "../config/errors.js";
 import type { Cast } from "../config/fixture.js";
 import type { Settings } from "../config/settings.js";
+import { type Feature, features as knownFeatures } from "../features.js";
 import type { HttpClient, NetworkError } from "../http/client.js";
 import type { Timing } from "../timing.js";
 

@@ -4,8 +4,9 @@
  * `--strict`), a MAY requirement only runs behind its feature and, claimed or advertised, is mandatory.
  */
 import type { CanaryHit } from "../canary.js";
-import type { Family, Feature } from "../check.js";
+import type { Family } from "../check.js";
 import type { DriverFamily } from "../driver/check.js";
+import type { Feature } from "../features.js";
 import type { Exchange } from "../http/exchange.js";
 import type { Level } from "../requirements.js";
 

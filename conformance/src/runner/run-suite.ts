@@ -65,10 +65,7 @@ export async function runSuite({ settings, checks, hooks, ...rest }: SuiteInput)
       audit,
     };
     if (pre.info) run.info = pre.info;
-    const setup = new CheckContext(
-      { id: "setup.drain", family: "events", title: "drain", verifies: [], run: async () => {} },
-      run,
-    );
+    const setup = new CheckContext({ id: "setup.drain", verifies: [] }, run);
     for (const role of ["a", "b", "c"] as const) await drain(setup, role);
 
     const selection = select(checks, manifest, { ...settings, features: pre.features });

@@ -3,8 +3,9 @@
  * as a wildcard), `--level`, and feature gates. A check gated by a feature runs when `/info` advertises
  * the feature or the configuration claims it; otherwise it is skipped with the reason, never failed.
  */
-import type { Check, Feature } from "../check.js";
+import type { Check } from "../check.js";
 import type { LevelFilter } from "../config/settings.js";
+import type { Feature } from "../features.js";
 import { type Manifest, strongest } from "../requirements.js";
 
 export function globToRegExp(glob: string): RegExp {

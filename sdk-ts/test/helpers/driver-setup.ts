@@ -5,7 +5,7 @@
 import { afterEach } from "vitest";
 import { runDriver } from "../../src/driver.js";
 import type { DriverOptions, DriverSummary } from "../../src/driver-types.js";
-import { stableJitter } from "../../src/internal/time.js";
+import { stableJitter } from "../../src/internal/client/time.js";
 import { FakeKernel } from "./fake-kernel.js";
 import { VirtualTime } from "./virtual-time.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { classifyFailure, type FailureClass, RetryCircuit } from "../../src/internal/circuit.js";
-import { stableJitter } from "../../src/internal/time.js";
+import { stableJitter } from "../../src/internal/client/time.js";
+import { classifyFailure, type FailureClass, RetryCircuit } from "../../src/internal/driver/circuit.js";
 
 const MIN = 60_000;
 

@@ -5,9 +5,9 @@
  * existed). It reports every outcome through the callbacks and never throws. It never acks an
  * event by itself: only what the driver hands it, after the handler finished.
  */
-import type { CapClient } from "../client.js";
-import { CapHttpError } from "../errors.js";
-import type { AckResult, Event } from "../types.js";
+import type { CapClient } from "../../client.js";
+import { CapHttpError } from "../../errors.js";
+import type { AckResult, Event } from "../../types.js";
 import { AckQueue, type PendingAck } from "./acks.js";
 
 export interface SettlerHooks {

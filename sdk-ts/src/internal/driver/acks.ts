@@ -6,7 +6,7 @@
  * and under load (a batch of quick handlers) many acks share one request. Only acks of handlers
  * that finished enter the queue; `send` reports every outcome and never throws.
  */
-import type { AckResult, Event } from "../types.js";
+import type { AckResult, Event } from "../../types.js";
 
 export interface PendingAck {
   event: Event;

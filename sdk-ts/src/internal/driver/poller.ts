@@ -7,13 +7,13 @@
  * with `poll-replay` answers those deliveries again — and only an answered poll retires its id.
  */
 
-import type { CapClient } from "../client.js";
-import type { DriverHooks } from "../driver-types.js";
-import { CapHttpError, CapSdkError } from "../errors.js";
-import type { Event } from "../types.js";
+import type { CapClient } from "../../client.js";
+import type { DriverHooks } from "../../driver-types.js";
+import { CapHttpError, CapSdkError } from "../../errors.js";
+import type { Event } from "../../types.js";
+import { newPollId } from "../client/ids.js";
+import type { Clock, Sleep } from "../client/time.js";
 import { CIRCUIT_CEILING_MS } from "./circuit.js";
-import { newPollId } from "./ids.js";
-import type { Clock, Sleep } from "./time.js";
 
 /** A long-poll answered empty faster than this (or a quarter of the wait) did not wait. */
 const FAST_EMPTY_MS = 1000;

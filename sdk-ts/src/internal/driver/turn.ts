@@ -5,11 +5,11 @@
  * the driver stopped and the handler did not finish within the shutdown grace. It never acks, never
  * renews (the driver's lease set does, for every event it holds) and never throws.
  */
-import type { CapClient } from "../client.js";
-import type { EventHandler, HandlerContext, HandlerResult } from "../driver-types.js";
-import { CapHttpError, CapSdkError } from "../errors.js";
-import type { Event } from "../types.js";
-import { fnv1a, type Sleep } from "./time.js";
+import type { CapClient } from "../../client.js";
+import type { EventHandler, HandlerContext, HandlerResult } from "../../driver-types.js";
+import { CapHttpError, CapSdkError } from "../../errors.js";
+import type { Event } from "../../types.js";
+import { fnv1a, type Sleep } from "../client/time.js";
 
 export type TurnOutcome =
   | { kind: "done"; value: HandlerResult }

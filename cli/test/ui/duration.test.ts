@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { formatDuration, parseDuration } from "../../src/cli/duration.js";
-import { CliError } from "../../src/cli/errors.js";
+import { CliError } from "../../src/errors.js";
+import { formatDuration, parseDuration } from "../../src/ui/duration.js";
 
 describe("parseDuration", () => {
   it.each([

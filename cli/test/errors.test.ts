@@ -1,9 +1,9 @@
 /** The exit-code registry and the table in docs/local-cli-driver.md say the same thing. */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { CLI_ERRORS, CliError } from "../../src/cli/errors.js";
+import { CLI_ERRORS, CliError } from "../src/errors.js";
 
-const doc = readFileSync(new URL("../../../docs/local-cli-driver.md", import.meta.url), "utf8");
+const doc = readFileSync(new URL("../../docs/local-cli-driver.md", import.meta.url), "utf8");
 
 function documented(): Record<string, { exit: number; meaning: string }> {
   const section = doc.slice(

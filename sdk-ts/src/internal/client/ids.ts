@@ -2,7 +2,7 @@
  * Small helpers of the client: random keys (`Idempotency-Key`, `pollId`) from Web Crypto, and how to
  * tell a kernel without the batch-ack route from a refused batch ack. No Node built-ins.
  */
-import { CapHttpError } from "../errors.js";
+import { CapHttpError } from "../../errors.js";
 
 export function randomKey(): string {
   if (typeof crypto.randomUUID === "function") return crypto.randomUUID();

@@ -4,7 +4,7 @@
  * caller says the call is safe to repeat. Turns every failure into `CapHttpError` or `CapSdkError`.
  * It must never retry a call that is not idempotent, and never sleep past `maxDelayMs`.
  */
-import { CapHttpError, CapSdkError } from "../errors.js";
+import { CapHttpError, CapSdkError } from "../../errors.js";
 import { readErrorBody } from "./lenient.js";
 import { linkSignals, type Sleep } from "./time.js";
 
@@ -48,7 +48,8 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
   return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
 }
 
-function httpError(operation: string, error: unknown, response: Response): CapHttpError {
+/** The `CapHttpError` of a non-2xx answer whose body (parsed, or its text) is `error`. */
+export function httpError(operation: string, error: unknown, response: Response): CapHttpError {
   const parsed = readErrorBody(error);
   return new CapHttpError({
     status: response.status,

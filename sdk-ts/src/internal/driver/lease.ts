@@ -7,10 +7,10 @@
  * driver then aborts that handler or skips that waiting event, and does not ack it. It never throws,
  * and runs no timer while it holds nothing (virtual-time tests depend on that).
  */
-import type { CapClient } from "../client.js";
-import { CapHttpError, CapSdkError } from "../errors.js";
-import type { Event } from "../types.js";
-import type { Clock, Sleep } from "./time.js";
+import type { CapClient } from "../../client.js";
+import { CapHttpError, CapSdkError } from "../../errors.js";
+import type { Event } from "../../types.js";
+import type { Clock, Sleep } from "../client/time.js";
 
 export interface LeaseSetOptions {
   client: CapClient;

@@ -1,6 +1,6 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { createTerminal, preview } from "../../src/cli/terminal.js";
+import { createTerminal, preview } from "../../src/ui/terminal.js";
 
 function stream(isTTY: boolean) {
   const s = new PassThrough() as PassThrough & { isTTY: boolean; columns: number; text(): string };

@@ -2,7 +2,7 @@
  * Durations as a person types them on the command line: `300` (seconds), `90s`, `5m`, `1500ms`,
  * `1h`. Parsed once, at the flag, so a typo fails before anything starts.
  */
-import { CliError } from "./errors.js";
+import { CliError } from "../errors.js";
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 

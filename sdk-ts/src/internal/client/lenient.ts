@@ -5,7 +5,7 @@
  * `{message, code?}` or `{error}`. Unknown fields are kept (additive). It must never accept an
  * answer it cannot act on — an event without any id cannot be acked, so that is `invalid_response`.
  */
-import { CapSdkError } from "../errors.js";
+import { CapSdkError } from "../../errors.js";
 import type {
   BatchAckResponse,
   DecisionResponse,
@@ -19,7 +19,7 @@ import type {
   ReleaseResponse,
   RenewResponse,
   SyncMemoryResponse,
-} from "../types.js";
+} from "../../types.js";
 
 type Obj = Record<string, unknown>;
 
