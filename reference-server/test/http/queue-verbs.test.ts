@@ -1,59 +1,28 @@
 /**
  * The queue verbs added after the first release, over HTTP (inject), on SQLite and (with CAP_TEST_PG_URL)
- * on PostgreSQL, plus two app replicas on one PostgreSQL schema: release (fencing, delay, last attempt →
+ * on PostgreSQL (two app replicas on one schema: queue-verbs-replicas.test.ts): release (fencing, delay, last attempt →
  * failed, reason in the dead-letter listing), batch ack (per-item results, all-or-nothing validation),
  * pollId replay (same deliveries, nothing new claimed, fresh once they are gone), Cache-Control, /info, and
  * long-polls woken by releases. Long leases where expiry is not the point; deadline polling, no guessed sleeps.
  */
-import { randomBytes } from "node:crypto";
-import pg from "pg";
-import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { KernelConfig } from "../../src/config.js";
-import { buildApp } from "../../src/http/app.js";
+
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Store } from "../../src/store/contract.js";
 import { openPostgresStore } from "../../src/store/postgres/index.js";
 import { openSqliteStore } from "../../src/store/sqlite/index.js";
 import { adminValidator, capValidator } from "../helpers/schemas.js";
 import { eventually, makeWorld, type World } from "../helpers/world.js";
+import { CONFIG, MAX, PG_URL, pgSchemas, verbs } from "./queue-verbs-fixture.js";
 
-const PG_URL = process.env.CAP_TEST_PG_URL;
-const MAX = 3;
-// A backstop far beyond every wait here: a long-poll must be woken by the release itself.
-const CONFIG = { leaseSeconds: 30, maxAttempts: MAX, longPollBackstopMs: 60_000 } as Partial<KernelConfig>;
-const schemas: string[] = [];
-const newSchema = () => {
-  const schema = `cap_verbs_${randomBytes(5).toString("hex")}`;
-  schemas.push(schema);
-  return schema;
-};
-afterAll(async () => {
-  if (!PG_URL || schemas.length === 0) return;
-  const admin = new pg.Client({ connectionString: PG_URL });
-  await admin.connect();
-  for (const s of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${s}" CASCADE`);
-  await admin.end();
-});
-
+const newSchema = pgSchemas();
 const stores: Array<[string, () => Promise<Store>]> = [
   ["sqlite", async () => openSqliteStore({ path: ":memory:" })],
 ];
-if (PG_URL) stores.push(["postgres", () => openPostgresStore({ url: PG_URL, schema: newSchema() })]);
+const pgUrl = PG_URL;
+if (pgUrl) stores.push(["postgres", () => openPostgresStore({ url: pgUrl, schema: newSchema() })]);
 
 let w: World;
-type Ev = { id: string; attempts: number; leaseExpiresAt: string };
-const emit = (agentName = "alpha") =>
-  w
-    .adminApi("POST", "/admin/events", {
-      agentName,
-      podId: w.podA.id,
-      type: "task.assigned",
-      payload: { taskId: "t1", title: "do" },
-    })
-    .then((r) => r.json().id as string);
-const poll = (token: string, q = "") =>
-  w.cap(token, "GET", `/events${q}`).then((r) => r.json().events as Ev[]);
-const release = (id: string, body: unknown, token = w.alpha.token) =>
-  w.cap(token, "POST", `/events/${id}/release`, body);
+const { emit, poll, release } = verbs(() => w);
 
 describe.each(stores)("queue verbs on %s", (_, openStore) => {
   beforeEach(async () => {
@@ -355,77 +324,3 @@ describe.each(stores)("queue verbs on %s", (_, openStore) => {
     });
   });
 });
-
-describe.skipIf(!PG_URL)(
-  `queue verbs on two app replicas of one PostgreSQL schema${PG_URL ? "" : " (skipped: CAP_TEST_PG_URL not set)"}`,
-  () => {
-    let other: Awaited<ReturnType<typeof buildApp>>;
-    let otherStore: Store;
-    const on2 = (token: string, method: string, path: string, body?: unknown) =>
-      other.inject({
-        method: method as "GET",
-        url: `/api/agents/runtime${path}`,
-        headers: { authorization: `Bearer ${token}` },
-        ...(body !== undefined ? { payload: body as object } : {}),
-      });
-    beforeEach(async () => {
-      const schema = newSchema();
-      w = await makeWorld({ store: await openPostgresStore({ url: PG_URL!, schema }), config: CONFIG });
-      otherStore = await openPostgresStore({ url: PG_URL!, schema });
-      other = await buildApp({ store: otherStore, logger: false, config: CONFIG });
-    });
-    afterEach(async () => {
-      await other.close();
-      await otherStore.close();
-      await w.app.close();
-      await w.store.close();
-    });
-
-    it("answers a poll replayed on the other replica with the same deliveries", async () => {
-      const a = await emit();
-      await emit();
-      const first = await poll(w.alpha.token, "?limit=1&pollId=lost-answer");
-      const replay = await on2(w.alpha.token, "GET", "/events?limit=1&pollId=lost-answer");
-      expect(replay.json().events).toEqual(first);
-      expect(first.map((e) => e.id)).toEqual([a]);
-    });
-
-    it("gives two concurrent polls with one pollId on two replicas the same deliveries", async () => {
-      for (let i = 0; i < 6; i++) await emit();
-      const [x, y] = await Promise.all([
-        poll(w.alpha.token, "?limit=3&pollId=raced"),
-        on2(w.alpha.token, "GET", "/events?limit=3&pollId=raced").then((r) => r.json().events as Ev[]),
-      ]);
-      expect(x.map((e) => e.id)).toEqual(y.map((e) => e.id));
-      expect(await poll(w.alpha.token)).toHaveLength(3);
-    });
-
-    it("wakes a long-poll on one replica when a delayed release through the other becomes ready", async () => {
-      const id = await emit();
-      await poll(w.alpha.token);
-      const waiting = on2(w.alpha.token, "GET", "/events?waitSeconds=20");
-      await eventually(
-        async () => other.kernel.hub.waiterCount(),
-        (n) => n > 0,
-      );
-      const res = await release(id, { attempts: 1, delaySeconds: 1 });
-      const availableAt = Date.parse(res.json().availableAt);
-      const events = (await waiting).json().events as Ev[];
-      expect(Date.now()).toBeGreaterThanOrEqual(availableAt);
-      expect(Date.now() - availableAt).toBeLessThan(10_000);
-      expect(events.map((e) => [e.id, e.attempts])).toEqual([[id, 2]]);
-    });
-
-    it("settles a batch ack sent to the other replica", async () => {
-      const a = await emit();
-      const b = await emit();
-      await poll(w.alpha.token);
-      const res = await on2(w.alpha.token, "POST", "/events/ack", { acks: [{ id: a }, { id: b }] });
-      expect(res.json().results).toEqual([
-        { id: a, ok: true },
-        { id: b, ok: true },
-      ]);
-      expect((await w.store.getEvent(b))?.state).toBe("acked");
-    });
-  },
-);
