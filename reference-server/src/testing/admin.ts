@@ -35,20 +35,47 @@ export interface AdminClient {
   delete<T = any>(path: string): Promise<T>;
 }
 
+/** One answer of `call`: the status, the JSON body (null when empty), its raw text and the headers. */
+export interface CallAnswer {
+  status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read whatever shape the route answers.
+  body: any;
+  text: string;
+  headers: Headers;
+}
+
+/** One bearer-token JSON request to `baseUrl + path` (`path` after the origin), whatever the status. */
+export async function call(
+  baseUrl: string,
+  method: string,
+  path: string,
+  token: string,
+  body?: unknown,
+): Promise<CallAnswer> {
+  const res = await fetch(baseUrl + path, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  let json: unknown = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    json = text; // not JSON (a proxy's page): the text itself
+  }
+  return { status: res.status, body: json, text, headers: res.headers };
+}
+
 /** `path` is the whole path after the origin (`/api/pods/…`). */
 export function adminClient(baseUrl: string, token: string): AdminClient {
   async function request(method: string, path: string, body?: unknown) {
-    const res = await fetch(baseUrl + path, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`${method} ${path} → ${res.status} ${text}`);
-    return text ? JSON.parse(text) : null;
+    const r = await call(baseUrl, method, path, token, body);
+    if (r.status < 200 || r.status > 299) throw new Error(`${method} ${path} → ${r.status} ${r.text}`);
+    return r.body;
   }
   return {
     request,

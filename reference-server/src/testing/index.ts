@@ -4,7 +4,7 @@
  * deadline polling, child processes, and PostgreSQL (a schema of a test's own, or a cluster it may stop).
  * Node only; test code only: nothing in the kernel imports it.
  */
-export { type AdminApi, type AdminClient, adminApi, adminClient } from "./admin.js";
+export { type AdminApi, type AdminClient, adminApi, adminClient, type CallAnswer, call } from "./admin.js";
 export { type DeadlineOptions, eventually } from "./deadline.js";
 export {
   freshSqliteUrl,

@@ -8,7 +8,7 @@
  */
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { kernelBin, kernelCli, type Spawned, spawnProcess } from "../../src/testing/index.js";
+import { call, kernelBin, kernelCli, type Spawned, spawnProcess } from "../../src/testing/index.js";
 
 export { eventually } from "../../src/testing/index.js";
 
@@ -124,24 +124,7 @@ export interface WireEvent {
   leaseExpiresAt?: string;
 }
 
-export async function call(
-  base: string,
-  method: string,
-  path: string,
-  token: string,
-  body?: unknown,
-): Promise<{ status: number; body: unknown }> {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-}
+export { call };
 
 const CAP = "/api/agents/runtime";
 

@@ -52,17 +52,9 @@ describe.skipIf(clusterUnavailable !== null)(`PostgreSQL restarting under load${
     const via = () => replicas[turn++ % 2]!.url;
     const request = async (method: string, path: string, token: string, body?: unknown) => {
       const base = via();
-      const res = await fetch(`${base}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${token}`,
-          ...(body === undefined ? {} : { "content-type": "application/json" }),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      const text = await res.text();
+      const res = await call(base, method, path, token, body);
+      const { text, body: json } = res;
       statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-      const json = text ? JSON.parse(text) : null;
       if (res.status >= 500) {
         if (res.status !== 503 || json?.code !== "store_unavailable")
           bad.push(`${method} ${path} → ${res.status} ${text.slice(0, 200)}`);
