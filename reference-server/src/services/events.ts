@@ -41,18 +41,28 @@ export function createEventsService(
   const { store, config, clock } = deps;
   const leaseMs = Math.round(config.leaseSeconds * 1000);
 
+  /** `subscribed`: 1 when the caller is a long-poll whose own waiter is already subscribed. */
   async function claim(
     agentId: string,
     limit: number,
     now = clock.now(),
     pollId?: string,
+    subscribed = 0,
   ): Promise<EventRecord[]> {
     const input = { agentId, limit, leaseMs, maxAttempts: config.maxAttempts, now };
-    if (pollId !== undefined) return claimUnderPollId(deps, input, pollId, observer);
-    const r = await store.claimEvents(input);
-    if (r.expiredLeases) observer.leaseExpired(r.expiredLeases);
-    if (r.newlyFailed) observer.deadLettered(r.newlyFailed);
-    return r.events;
+    let events: EventRecord[];
+    if (pollId !== undefined) events = await claimUnderPollId(deps, input, pollId, observer);
+    else {
+      const r = await store.claimEvents(input);
+      if (r.expiredLeases) observer.leaseExpired(r.expiredLeases);
+      if (r.newlyFailed) observer.deadLettered(r.newlyFailed);
+      events = r.events;
+    }
+    // Another poll of this agent may be waiting: the lease taken now is a ready instant it must hear of
+    // (a waiting poll reads the next lease end only at its own claim, and the backstop may not sweep).
+    const until = events[0]?.leaseExpiresAt;
+    if (until != null && hub.waitersOf(agentId) > subscribed) hub.wakeAt(agentId, until);
+    return events;
   }
 
   return {
@@ -71,7 +81,7 @@ export function createEventsService(
           // One `now` for the claim and the lease look-up: a lease that ends between the two reads is
           // then found (and scheduled, due at once) instead of slipping past both until the backstop fires.
           const now = clock.now();
-          const events = await claim(caller.agentId, limit, now, pollId);
+          const events = await claim(caller.agentId, limit, now, pollId, 1);
           const left = deadline - performance.now();
           if (events.length > 0 || left <= 0) return events;
           // The agent's next lease expiry goes to the process-wide scheduler (one timer for all polls); the

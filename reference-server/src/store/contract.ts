@@ -72,6 +72,13 @@ export interface Store extends StoreOps {
   onAuthChanged?(listener: () => void): () => void;
   /** False while the store cannot promise onAuthChanged from every replica (LISTEN down): do not cache. */
   authCacheSafe?(): boolean;
+  /**
+   * False when the long-poll backstop's sweep can find nothing new: since the last call, every write that
+   * could ready an event ran in this process and called onEventsReady (SQLite: no other connection has
+   * committed to the file, by `PRAGMA data_version`). A store without it is swept every period
+   * (PostgreSQL: other replicas write, and a NOTIFY can be lost).
+   */
+  sweepNeeded?(): boolean;
   /** Throws when the store cannot answer a trivial query (used by /readyz). */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -127,6 +127,8 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   const lock = new TxLock();
   const dataVersion = db.prepare("PRAGMA data_version").pluck();
   let seenVersion = dataVersion.get() as number;
+  // The backstop's own mark: the token caches' check above moves seenVersion on every request.
+  let sweptVersion = seenVersion;
   // Prepared once: db.exec() parses its SQL on every call, which showed in the conversational profile.
   const tx = {
     begin: db.prepare("BEGIN IMMEDIATE"),
@@ -230,6 +232,16 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
         seenVersion = v;
         emitAuth();
       }
+      return true;
+    },
+    // Every in-process write that readies an event notifies (onEventsReady), and lease ends are scheduled
+    // by the polls and claims themselves; only another process's commit (`cap-kernel emit --db …`, a second
+    // kernel on the file) can ready one unseen, and that moves data_version.
+    sweepNeeded: () => {
+      if (closed) return false;
+      const v = dataVersion.get() as number;
+      if (v === sweptVersion) return false;
+      sweptVersion = v;
       return true;
     },
     async ping() {
