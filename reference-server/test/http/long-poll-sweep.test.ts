@@ -26,6 +26,25 @@ function count(store: Store, method: "readyInstants" | "sweepNeeded"): { n: numb
   return counter;
 }
 
+/** An enqueue through a second connection to the file: what another process writing it looks like. */
+async function enqueueElsewhere(file: string, w: World, id: string): Promise<void> {
+  const other = openSqliteStore({ path: file });
+  try {
+    await other.enqueueEvents([
+      {
+        id,
+        agentId: w.alpha.agentId,
+        podId: w.podA.id,
+        type: "task.assigned",
+        payload: { taskId: "t", title: "x" },
+        createdAt: Date.now(),
+      },
+    ]);
+  } finally {
+    await other.close();
+  }
+}
+
 describe("the long-poll backstop on SQLite", () => {
   let w: World;
   let dir: string;
@@ -56,21 +75,7 @@ describe("the long-poll backstop on SQLite", () => {
     );
     expect(queries.n).toBe(0);
 
-    const other = openSqliteStore({ path: file });
-    try {
-      await other.enqueueEvents([
-        {
-          id: "evt_from_elsewhere",
-          agentId: w.alpha.agentId,
-          podId: w.podA.id,
-          type: "task.assigned",
-          payload: { taskId: "t", title: "x" },
-          createdAt: Date.now(),
-        },
-      ]);
-    } finally {
-      await other.close();
-    }
+    await enqueueElsewhere(file, w, "evt_from_elsewhere");
     const events = (await waiting).json().events as { id: string }[];
     expect(events.map((e) => e.id)).toEqual(["evt_from_elsewhere"]);
     expect(queries.n).toBeGreaterThanOrEqual(1);
@@ -93,21 +98,7 @@ describe("the long-poll backstop on SQLite", () => {
     );
     // Another connection enqueues (no wake-up reaches this process) and a poll that does not wait takes
     // the event at once: its lease end is the only ready instant the waiting poll can hear of.
-    const other = openSqliteStore({ path: join(dir, "cap.db") });
-    try {
-      await other.enqueueEvents([
-        {
-          id: "evt_leased_by_other",
-          agentId: w.alpha.agentId,
-          podId: w.podA.id,
-          type: "task.assigned",
-          payload: {},
-          createdAt: Date.now(),
-        },
-      ]);
-    } finally {
-      await other.close();
-    }
+    await enqueueElsewhere(join(dir, "cap.db"), w, "evt_leased_by_other");
     const [taken] = (await w.cap(w.alpha.token, "GET", "/events")).json().events as {
       id: string;
       attempts: number;
