@@ -12,6 +12,17 @@ import { sha256Hex } from "../../src/secrets.js";
 import { openSqliteStore } from "../../src/store/sqlite/index.js";
 import { makeWorld } from "../helpers/world.js";
 
+describe("sha256Hex", () => {
+  // Given/want: the FIPS 180-2 SHA-256 vectors, and a non-ASCII text hashed as UTF-8 (want from Python's hashlib).
+  it.each([
+    ["", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"],
+    ["abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"],
+    ["é", "4a99557e4033c3539de2eb65472017cad5f9557f7a0625a09f1c3f6e2ba69c4c"],
+  ])("hashes %j", (text, want) => {
+    expect(sha256Hex(text)).toBe(want);
+  });
+});
+
 describe("secrets at rest and in logs", () => {
   it("keeps no issued token or join code in the SQLite file, only their hashes", async () => {
     const dir = mkdtempSync(join(tmpdir(), "cap-secrets-"));
