@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openSqliteStore } from "../../src/store/sqlite/index.js";
-import { groupCommitSuite } from "./ack-batch-suite.js";
 import { runStoreContract } from "./contract-suite.js";
+import { groupCommitSuite } from "./group-commit-suite.js";
 
 runStoreContract(async () => openSqliteStore({ path: ":memory:" }), "sqlite");
 
