@@ -16,6 +16,12 @@ export interface KernelConfig {
    * agents that have ready events (a lost NOTIFY) or a lease another replica started. Not per poll.
    */
   longPollBackstopMs: number;
+  /**
+   * Timer slack of an empty long-poll's end: its wait ends at the next multiple of this many ms (of the
+   * process clock) after `waitSeconds`, so the polls ending close together share one wake-up of the process
+   * and their drivers' re-polls arrive together. At most this late; 0 ends each wait on its own instant.
+   */
+  longPollSlackMs: number;
 }
 
 export const DEFAULT_CONFIG: KernelConfig = {
@@ -27,6 +33,7 @@ export const DEFAULT_CONFIG: KernelConfig = {
   bodyLimitBytes: 1024 * 1024,
   idempotencyTtlMs: 24 * 60 * 60 * 1000,
   longPollBackstopMs: 2000,
+  longPollSlackMs: 100,
 };
 
 export function resolveConfig(partial: Partial<KernelConfig> = {}): KernelConfig {
@@ -34,5 +41,7 @@ export function resolveConfig(partial: Partial<KernelConfig> = {}): KernelConfig
   if (!(c.leaseSeconds > 0)) throw new Error("leaseSeconds must be > 0");
   if (!Number.isInteger(c.maxAttempts) || c.maxAttempts < 1)
     throw new Error("maxAttempts must be an integer ≥ 1");
+  if (!(c.longPollSlackMs >= 0 && c.longPollSlackMs <= 1000))
+    throw new Error("longPollSlackMs must be 0–1000");
   return c;
 }

@@ -46,6 +46,7 @@ export function createKernel(options: KernelOptions) {
     clock: deps.clock,
     maxAttempts: deps.config.maxAttempts,
     backstopMs: deps.config.longPollBackstopMs,
+    slackMs: deps.config.longPollSlackMs,
   });
   const tokens = createTokensService(deps);
   const messages = createMessagesService(deps);

@@ -4,7 +4,8 @@
  * onAuthChanged after every revocation, uninstall and user deletion has committed — on this process at
  * once, and on every PostgreSQL replica through LISTEN/NOTIFY — and the whole cache is dropped. A store
  * that cannot promise that (no onAuthChanged, or its LISTEN connection is down) is never cached. The
- * maximum age bounds how long a revoking PostgreSQL replica waits for a replica that does not ack.
+ * maximum age (the store's authCacheMaxAgeMs, else AUTH_CACHE_MAX_AGE_MS) bounds how long a revoking
+ * PostgreSQL replica waits for a replica that does not ack.
  *
  * Must never: keep an entry read before an invalidation (a look-up that races a revocation is not
  * stored), cache a miss (a token issued later must authenticate at once), or hold raw tokens (keys are
@@ -26,6 +27,7 @@ export function createTokenCache(store: Store): TokenCache {
   const entries = new Map<string, { auth: RuntimeTokenAuth; at: number }>();
   // Bumped by every invalidation; a look-up that started under an older generation is not kept.
   let generation = 0;
+  const maxAgeMs = store.authCacheMaxAgeMs ?? AUTH_CACHE_MAX_AGE_MS;
   const enabled = typeof store.onAuthChanged === "function" && typeof store.authCacheSafe === "function";
   const unsubscribe = enabled
     ? store.onAuthChanged?.(() => {
@@ -39,7 +41,7 @@ export function createTokenCache(store: Store): TokenCache {
       if (!enabled || !store.authCacheSafe?.()) return store.findRuntimeTokenByHash(hash);
       const now = performance.now();
       const hit = entries.get(hash);
-      if (hit && now - hit.at < AUTH_CACHE_MAX_AGE_MS) return hit.auth;
+      if (hit && now - hit.at < maxAgeMs) return hit.auth;
       const started = generation;
       const auth = await store.findRuntimeTokenByHash(hash);
       if (auth && started === generation && store.authCacheSafe?.()) {

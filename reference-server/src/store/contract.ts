@@ -73,6 +73,12 @@ export interface Store extends StoreOps {
   /** False while the store cannot promise onAuthChanged from every replica (LISTEN down): do not cache. */
   authCacheSafe?(): boolean;
   /**
+   * How long a cached look-up may be served, when not AUTH_CACHE_MAX_AGE_MS: a store whose every auth
+   * change reaches onAuthChanged before the write returns (SQLite: one process, other processes' commits
+   * seen by authCacheSafe) needs no time bound, and a driver idling in 25 s long-polls then skips the read.
+   */
+  readonly authCacheMaxAgeMs?: number;
+  /**
    * False when the long-poll backstop's sweep can find nothing new: since the last call, every write that
    * could ready an event ran in this process and called onEventsReady (SQLite: no other connection has
    * committed to the file, by `PRAGMA data_version`). A store without it is swept every period

@@ -113,9 +113,15 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
       }
     }
   };
+  const idle = new Set<string>();
   const ctx: SqliteContext = {
     db,
+    idle,
+    freshen: () => {
+      checkVersion();
+    },
     notify: (agentId) => {
+      idle.delete(agentId);
       if (pending) pending.add(agentId);
       else emit([agentId]);
     },
@@ -134,6 +140,14 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   const lock = new TxLock();
   const dataVersion = db.prepare("PRAGMA data_version").pluck();
   let seenVersion = dataVersion.get() as number;
+  /** Another connection committed since the last look: its writes may have changed auth or readied events. */
+  const checkVersion = () => {
+    const v = dataVersion.get() as number;
+    if (v === seenVersion) return;
+    seenVersion = v;
+    idle.clear();
+    emitAuth();
+  };
   // The backstop's own mark: the token caches' check above moves seenVersion on every request.
   let sweptVersion = seenVersion;
   // Prepared once: db.exec() parses its SQL on every call, which showed in the conversational profile.
@@ -190,6 +204,9 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
         emit(pending);
         if (authPending) emitAuth();
         return result;
+      } catch (err) {
+        idle.clear(); // the batch rolled back: its claims' marks saw writes that are now undone
+        throw err;
       } finally {
         pending = null;
         authPending = false;
@@ -226,6 +243,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
         return result;
       } catch (err) {
         if (db.inTransaction) tx.rollback.run();
+        idle.clear(); // marks set inside the transaction saw writes that are now undone
         throw storeError(err);
       } finally {
         pending = null;
@@ -243,17 +261,16 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
       authListeners.add(listener);
       return () => authListeners.delete(listener);
     },
+    // Every auth change is announced at its commit (this process) or seen by authCacheSafe (another
+    // process's commit moves data_version), so time is only a bound on the unforeseen: ten minutes.
+    authCacheMaxAgeMs: 10 * 60_000,
     // Operator commands (`cap-kernel tokens revoke --db …`) may write the file from another process while
     // this one serves: data_version moves only on other connections' commits, so any foreign write drops
     // the token caches before they are trusted again. Read on every use (a read transaction, ~5 µs; once
     // per event-loop turn would leave a revocation committed during the turn unseen by later requests).
     authCacheSafe: () => {
       if (closed) return false;
-      const v = dataVersion.get() as number;
-      if (v !== seenVersion) {
-        seenVersion = v;
-        emitAuth();
-      }
+      checkVersion();
       return true;
     },
     // Every in-process write that readies an event notifies (onEventsReady), and lease ends are scheduled

@@ -14,4 +14,11 @@ export interface SqliteContext {
   notify(agentId: string): void;
   /** Record that a token's authentication may have changed; delivered after the transaction commits. */
   authChanged(): void;
+  /**
+   * Agents with nothing to claim, now or later, without a write that notifies: no pending and no leased
+   * event at their last claim. notify() and every rollback drop marks; another process's commit drops all.
+   */
+  idle: Set<string>;
+  /** Drops every mark of `idle` when another connection has committed to the file since the last check. */
+  freshen(): void;
 }

@@ -1,0 +1,66 @@
+/**
+ * Timer slack of empty long-polls (WakeHub `slackMs`): a wait ends on the next tick at or after its own
+ * end, never before it and never more than one tick after, so waits ending in one tick share a wake-up.
+ */
+import { describe, expect, it } from "vitest";
+import { manualClock } from "../../src/clock.js";
+import { WakeHub } from "../../src/services/wake-hub.js";
+import type { Store } from "../../src/store/contract.js";
+
+const store = {
+  onEventsReady: () => () => undefined,
+  onWakeupsMissed: () => () => undefined,
+  readyInstants: async () => [],
+} as unknown as Store;
+
+const hub = (slackMs: number) =>
+  new WakeHub(store, { clock: manualClock(), maxAttempts: 5, backstopMs: 60_000, slackMs });
+
+describe("WakeHub timer slack", () => {
+  it.each([
+    // [slack, now, delay, want]: the end now + delay, rounded up to a multiple of the slack
+    [100, 1000, 250, 300],
+    [100, 1050, 250, 250],
+    [100, 1001, 0, 99],
+    [100, 1000, 0, 0],
+    [100, 1234.5, 25_000, 25_065.5],
+    [0, 1234.5, 25_000, 25_000],
+    [100, 1000, -5, 0],
+  ])("slack %d ms, now %d, delay %d → waits %d ms", (slack, now, delay, want) => {
+    const h = hub(slack);
+    expect(h.slackedDelay(delay, now)).toBeCloseTo(want, 6);
+    h.close();
+  });
+
+  it("ends two waits whose ends fall in one tick on the same tick, neither before its own end", async () => {
+    const h = hub(200);
+    const a = h.subscribe("a");
+    const b = h.subscribe("b");
+    const t0 = performance.now();
+    const ended = (w: ReturnType<typeof h.subscribe>, ms: number) =>
+      w.wait(ms).then((reason) => ({ reason, at: performance.now() - t0 }));
+    // Both ends are within 10 ms of each other; they round to one tick unless a tick boundary falls
+    // between them, which the slackedDelay table above covers, so compare against their own tick.
+    const tickA = t0 + h.slackedDelay(40, t0);
+    const tickB = t0 + h.slackedDelay(50, t0);
+    const [ra, rb] = await Promise.all([ended(a, 40), ended(b, 50)]);
+    expect([ra.reason, rb.reason]).toEqual(["timer", "timer"]);
+    expect(ra.at).toBeGreaterThanOrEqual(40 - 1);
+    expect(rb.at).toBeGreaterThanOrEqual(50 - 1);
+    expect(ra.at).toBeGreaterThanOrEqual(tickA - t0 - 1);
+    expect(rb.at).toBeGreaterThanOrEqual(tickB - t0 - 1);
+    a.dispose();
+    b.dispose();
+    h.close();
+  });
+
+  it("still ends a wait at once when it is woken", async () => {
+    const h = hub(1000);
+    const a = h.subscribe("a");
+    const waiting = a.wait(60_000);
+    h.wake("a");
+    expect(await waiting).toBe("woken");
+    a.dispose();
+    h.close();
+  });
+});

@@ -1,0 +1,95 @@
+/**
+ * The SQLite store marks an agent idle when a claim finds neither a pending nor a leased event, and then
+ * answers its polls without reading (sqlite/events.ts). These tests are the ways a mark could go stale:
+ * each must make the next claim read again.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { openSqliteStore } from "../../src/store/sqlite/index.js";
+import { aWorld, events, T0 } from "./contract-fixtures.js";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const claimAt = (store: ReturnType<typeof openSqliteStore>, agentId: string, now: number, maxAttempts = 5) =>
+  store.claimEvents({ agentId, limit: 10, leaseMs: 1000, maxAttempts, now });
+
+describe("sqlite idle marks", () => {
+  it("claims an event enqueued in this process after an empty claim", async () => {
+    const store = openSqliteStore({ path: ":memory:" });
+    const { agent, pod } = await aWorld(store);
+    expect((await claimAt(store, agent.id, T0)).events).toEqual([]);
+    expect(await store.nextLeaseExpiry({ agentId: agent.id, now: T0, maxAttempts: 5 })).toBeNull();
+    const [e] = events(agent.id, pod.id, 1);
+    await store.enqueueEvents([e!]);
+    expect((await claimAt(store, agent.id, T0 + 1)).events.map((x) => x.id)).toEqual([e!.id]);
+    await store.close();
+  });
+
+  it("claims an event another process enqueued into the file after an empty claim", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cap-idle-"));
+    dirs.push(dir);
+    const path = join(dir, "k.db");
+    const store = openSqliteStore({ path });
+    const { agent, pod } = await aWorld(store);
+    expect((await claimAt(store, agent.id, T0)).events).toEqual([]);
+    const other = openSqliteStore({ path });
+    const [e] = events(agent.id, pod.id, 1);
+    await other.enqueueEvents([e!]);
+    await other.close();
+    expect((await claimAt(store, agent.id, T0 + 1)).events.map((x) => x.id)).toEqual([e!.id]);
+    await store.close();
+  });
+
+  it("never marks an agent holding a lease: the event comes back when the lease ends", async () => {
+    const store = openSqliteStore({ path: ":memory:" });
+    const { agent, pod } = await aWorld(store);
+    await store.enqueueEvents(events(agent.id, pod.id, 1));
+    expect((await claimAt(store, agent.id, T0)).events).toHaveLength(1);
+    expect((await claimAt(store, agent.id, T0 + 10)).events).toEqual([]);
+    expect(await store.nextLeaseExpiry({ agentId: agent.id, now: T0 + 10, maxAttempts: 5 })).toBe(T0 + 1000);
+    const again = await claimAt(store, agent.id, T0 + 2000);
+    expect(again.events.map((x) => x.attempts)).toEqual([2]);
+    await store.close();
+  });
+
+  it("drops marks set inside a transaction that rolls back", async () => {
+    const store = openSqliteStore({ path: ":memory:" });
+    const { agent, pod } = await aWorld(store);
+    const [e] = events(agent.id, pod.id, 1);
+    await store.enqueueEvents([e!]);
+    expect((await claimAt(store, agent.id, T0)).events).toHaveLength(1);
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.ackEvent({ agentId: agent.id, eventId: e!.id, now: T0 + 1, result: null });
+        // Nothing pending or leased inside the transaction: the claim marks the agent idle.
+        expect(
+          (await tx.claimEvents({ agentId: agent.id, limit: 10, leaseMs: 1000, maxAttempts: 5, now: T0 + 1 }))
+            .events,
+        ).toEqual([]);
+        throw new Error("undo");
+      }),
+    ).rejects.toThrow("undo");
+    // The ack was undone: the lease ends at T0 + 1000 and the event is delivered again.
+    expect((await claimAt(store, agent.id, T0 + 2000)).events.map((x) => x.id)).toEqual([e!.id]);
+    await store.close();
+  });
+
+  it("claims a dead-lettered event again once it is requeued", async () => {
+    const store = openSqliteStore({ path: ":memory:" });
+    const { agent, pod } = await aWorld(store);
+    const [e] = events(agent.id, pod.id, 1);
+    await store.enqueueEvents([e!]);
+    expect((await claimAt(store, agent.id, T0, 1)).events).toHaveLength(1);
+    // The lease ended with no attempt left: retired to failed, nothing pending or leased (marked idle).
+    const retired = await claimAt(store, agent.id, T0 + 2000, 1);
+    expect([retired.events, retired.newlyFailed]).toEqual([[], 1]);
+    expect((await store.requeueEvent({ eventId: e!.id, now: T0 + 2000 })).status).toBe("requeued");
+    expect((await claimAt(store, agent.id, T0 + 2001, 1)).events.map((x) => x.id)).toEqual([e!.id]);
+    await store.close();
+  });
+});
