@@ -114,11 +114,19 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     }
   };
   const idle = new Set<string>();
+  const undoables: Array<() => void> = [() => idle.clear()];
+  /** Forgets everything read that a rollback or another process's commit may have made untrue. */
+  const dropUndoable = () => {
+    for (const drop of undoables) drop();
+  };
   const ctx: SqliteContext = {
     db,
     idle,
     freshen: () => {
       checkVersion();
+    },
+    undoable: (drop) => {
+      undoables.push(drop);
     },
     notify: (agentId) => {
       idle.delete(agentId);
@@ -145,7 +153,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     const v = dataVersion.get() as number;
     if (v === seenVersion) return;
     seenVersion = v;
-    idle.clear();
+    dropUndoable();
     emitAuth();
   };
   // The backstop's own mark: the token caches' check above moves seenVersion on every request.
@@ -205,7 +213,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
         if (authPending) emitAuth();
         return result;
       } catch (err) {
-        idle.clear(); // the batch rolled back: its claims' marks saw writes that are now undone
+        dropUndoable(); // the batch rolled back: what its ops read may be undone
         throw err;
       } finally {
         pending = null;
@@ -243,7 +251,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
         return result;
       } catch (err) {
         if (db.inTransaction) tx.rollback.run();
-        idle.clear(); // marks set inside the transaction saw writes that are now undone
+        dropUndoable(); // what the transaction read may be undone
         throw storeError(err);
       } finally {
         pending = null;

@@ -19,6 +19,11 @@ export interface SqliteContext {
    * event at their last claim. notify() and every rollback drop marks; another process's commit drops all.
    */
   idle: Set<string>;
-  /** Drops every mark of `idle` when another connection has committed to the file since the last check. */
+  /** Drops every mark of `idle` (and every undoable cache) when another connection has committed since. */
   freshen(): void;
+  /**
+   * Registers a cache of rows read from this connection: `drop` runs when a transaction rolls back (what it
+   * read inside may be undone) and when another process has committed to the file.
+   */
+  undoable(drop: () => void): void;
 }

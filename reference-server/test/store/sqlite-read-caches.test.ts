@@ -1,14 +1,15 @@
 /**
- * The SQLite store marks an agent idle when a claim finds neither a pending nor a leased event, and then
- * answers its polls without reading (sqlite/events.ts). These tests are the ways a mark could go stale:
- * each must make the next claim read again.
+ * What the SQLite store answers without reading: idle marks (an agent whose claim found neither a pending
+ * nor a leased event is answered without reading, sqlite/events.ts) and the active installations of a pod
+ * and of an agent (sqlite/agents.ts). These tests are the ways each could go stale: every one must make
+ * the next answer read again.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openSqliteStore } from "../../src/store/sqlite/index.js";
-import { aWorld, events, T0 } from "./contract-fixtures.js";
+import { anIdentity, anInstallation, aWorld, events, T0 } from "./contract-fixtures.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -90,6 +91,72 @@ describe("sqlite idle marks", () => {
     expect([retired.events, retired.newlyFailed]).toEqual([[], 1]);
     expect((await store.requeueEvent({ eventId: e!.id, now: T0 + 2000 })).status).toBe("requeued");
     expect((await claimAt(store, agent.id, T0 + 2001, 1)).events.map((x) => x.id)).toEqual([e!.id]);
+    await store.close();
+  });
+});
+
+describe("sqlite installation reads", () => {
+  const active = async (store: ReturnType<typeof openSqliteStore>, podId: string) =>
+    (await store.listInstallations({ podId, activeOnly: true })).map((i) => i.agentName);
+
+  it("sees an install and an uninstall at once", async () => {
+    const store = openSqliteStore({ path: ":memory:" });
+    const { human, pod, agent, installation } = await aWorld(store);
+    expect(await active(store, pod.id)).toEqual(["echo"]);
+    const other = await anIdentity(store, "other");
+    await anInstallation(store, other, pod.id, human.id);
+    expect(await active(store, pod.id)).toEqual(["echo", "other"]);
+    expect((await store.findActiveInstallation(agent.id, pod.id))?.id).toBe(installation.id);
+    expect(await store.markInstallationUninstalled({ id: installation.id, now: T0, by: human.id })).toBe(
+      true,
+    );
+    expect(await active(store, pod.id)).toEqual(["other"]);
+    expect(await store.findActiveInstallation(agent.id, pod.id)).toBeNull();
+    await store.close();
+  });
+
+  it("forgets an installation read inside a transaction that rolls back", async () => {
+    const store = openSqliteStore({ path: ":memory:" });
+    const { human, pod } = await aWorld(store);
+    const other = await anIdentity(store, "other");
+    await expect(
+      store.transaction(async (tx) => {
+        await anInstallation(tx, other, pod.id, human.id);
+        expect((await tx.listInstallations({ podId: pod.id, activeOnly: true })).length).toBe(2);
+        expect(await tx.findActiveInstallation(other.id, pod.id)).not.toBeNull();
+        throw new Error("undo");
+      }),
+    ).rejects.toThrow("undo");
+    expect(await active(store, pod.id)).toEqual(["echo"]);
+    expect(await store.findActiveInstallation(other.id, pod.id)).toBeNull();
+    await store.close();
+  });
+
+  it("sees an installation another process wrote into the file", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cap-inst-"));
+    dirs.push(dir);
+    const path = join(dir, "k.db");
+    const store = openSqliteStore({ path });
+    const { human, pod } = await aWorld(store);
+    expect(await active(store, pod.id)).toEqual(["echo"]);
+    const writer = openSqliteStore({ path });
+    const other = await anIdentity(writer, "other");
+    await anInstallation(writer, other, pod.id, human.id);
+    await writer.close();
+    expect(await active(store, pod.id)).toEqual(["echo", "other"]);
+    expect(await store.findActiveInstallation(other.id, pod.id)).not.toBeNull();
+    await store.close();
+  });
+
+  it("hands out copies: a caller changing a record does not change the next answer", async () => {
+    const store = openSqliteStore({ path: ":memory:" });
+    const { agent, pod } = await aWorld(store);
+    const [first] = await store.listInstallations({ podId: pod.id, activeOnly: true });
+    first!.status = "uninstalled";
+    const found = await store.findActiveInstallation(agent.id, pod.id);
+    found!.podId = "pod_elsewhere";
+    expect((await store.listInstallations({ podId: pod.id, activeOnly: true }))[0]?.status).toBe("active");
+    expect((await store.findActiveInstallation(agent.id, pod.id))?.podId).toBe(pod.id);
     await store.close();
   });
 });
