@@ -13,21 +13,26 @@ import type { EventRecord } from "../../src/store/records.js";
 import { anIdentity, aWorld, events, T0 } from "./contract-fixtures.js";
 
 /** `open(path)` opens the store on that file (`:memory:` when no path is given). */
+/** A world whose agent holds `n` claimed events (30 s leases). */
+async function holding(store: Store, n: number) {
+  const { agent, pod } = await aWorld(store);
+  await store.enqueueEvents(events(agent.id, pod.id, n));
+  const { events: held } = await store.claimEvents({
+    agentId: agent.id,
+    limit: n,
+    leaseMs: 30_000,
+    maxAttempts: 5,
+    now: T0,
+  });
+  return { agent, pod, held };
+}
+
 export function groupCommitSuite(name: string, open: (path?: string) => Promise<Store>) {
   describe(`${name} group commit of the hot writes`, () => {
     it("settles acks sent in one turn exactly as one at a time: first wins, foreign and unknown ids get false", async () => {
       const store = await open();
-      const { agent, pod } = await aWorld(store);
+      const { agent, held } = await holding(store, 6);
       const other = await anIdentity(store, "someone-else");
-      const batch = events(agent.id, pod.id, 6);
-      await store.enqueueEvents(batch);
-      const { events: held } = await store.claimEvents({
-        agentId: agent.id,
-        limit: 6,
-        leaseMs: 30_000,
-        maxAttempts: 5,
-        now: T0,
-      });
       expect(held).toHaveLength(6);
       const ack = (agentId: string, eventId: string, n: number) =>
         store.ackEvent({ agentId, eventId, now: T0 + n, result: { outcome: `r${n}` } });
@@ -87,16 +92,7 @@ export function groupCommitSuite(name: string, open: (path?: string) => Promise<
 
     it("fails only the op that throws: the others of its turn commit and answer", async () => {
       const store = await open();
-      const { agent, pod } = await aWorld(store);
-      const batch = events(agent.id, pod.id, 3);
-      await store.enqueueEvents(batch);
-      const { events: held } = await store.claimEvents({
-        agentId: agent.id,
-        limit: 3,
-        leaseMs: 30_000,
-        maxAttempts: 5,
-        now: T0,
-      });
+      const { agent, held } = await holding(store, 3);
       const [first, bad, last] = await Promise.allSettled([
         store.ackEvent({ agentId: agent.id, eventId: held[0]!.id, now: T0, result: { n: 1 } }),
         // A result that cannot be stored (JSON.stringify throws on a BigInt) fails inside the batch.

@@ -16,6 +16,13 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
+/** A database file of its own (removed after the test), for a second process-like store to write. */
+function aFile(): string {
+  const dir = mkdtempSync(join(tmpdir(), "cap-read-caches-"));
+  dirs.push(dir);
+  return join(dir, "k.db");
+}
+
 const claimAt = (store: ReturnType<typeof openSqliteStore>, agentId: string, now: number, maxAttempts = 5) =>
   store.claimEvents({ agentId, limit: 10, leaseMs: 1000, maxAttempts, now });
 
@@ -32,9 +39,7 @@ describe("sqlite idle marks", () => {
   });
 
   it("claims an event another process enqueued into the file after an empty claim", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "cap-idle-"));
-    dirs.push(dir);
-    const path = join(dir, "k.db");
+    const path = aFile();
     const store = openSqliteStore({ path });
     const { agent, pod } = await aWorld(store);
     expect((await claimAt(store, agent.id, T0)).events).toEqual([]);
@@ -133,9 +138,7 @@ describe("sqlite installation reads", () => {
   });
 
   it("sees an installation another process wrote into the file", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "cap-inst-"));
-    dirs.push(dir);
-    const path = join(dir, "k.db");
+    const path = aFile();
     const store = openSqliteStore({ path });
     const { human, pod } = await aWorld(store);
     expect(await active(store, pod.id)).toEqual(["echo"]);
