@@ -13,8 +13,8 @@
  *     the poll), or close()/abort.
  * Wake-ups are hints: a woken poll re-claims from the store. No waiting poll queries the store on a timer.
  *
- * Must never: hold a poll past its deadline plus `slackMs`, run two backstop sweeps at once, or let a store failure in
- * the backstop escape (the next tick tries again).
+ * Must never: hold a poll past its deadline plus `slackMs`, run two backstop sweeps at once, or let a
+ * store failure in the backstop escape (the next tick tries again).
  */
 import type { Clock } from "../clock.js";
 import type { Store } from "../store/contract.js";
