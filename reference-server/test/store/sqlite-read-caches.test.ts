@@ -26,6 +26,16 @@ function aFile(): string {
 const claimAt = (store: ReturnType<typeof openSqliteStore>, agentId: string, now: number, maxAttempts = 5) =>
   store.claimEvents({ agentId, limit: 10, leaseMs: 1000, maxAttempts, now });
 
+/** An in-memory store whose agent holds its one event, claimed once at T0 (1 s lease). */
+async function oneClaimed(maxAttempts = 5) {
+  const store = openSqliteStore({ path: ":memory:" });
+  const { agent, pod } = await aWorld(store);
+  const [e] = events(agent.id, pod.id, 1);
+  await store.enqueueEvents([e!]);
+  expect((await claimAt(store, agent.id, T0, maxAttempts)).events).toHaveLength(1);
+  return { store, agent, e: e! };
+}
+
 describe("sqlite idle marks", () => {
   it("claims an event enqueued in this process after an empty claim", async () => {
     const store = openSqliteStore({ path: ":memory:" });
@@ -64,14 +74,10 @@ describe("sqlite idle marks", () => {
   });
 
   it("drops marks set inside a transaction that rolls back", async () => {
-    const store = openSqliteStore({ path: ":memory:" });
-    const { agent, pod } = await aWorld(store);
-    const [e] = events(agent.id, pod.id, 1);
-    await store.enqueueEvents([e!]);
-    expect((await claimAt(store, agent.id, T0)).events).toHaveLength(1);
+    const { store, agent, e } = await oneClaimed();
     await expect(
       store.transaction(async (tx) => {
-        await tx.ackEvent({ agentId: agent.id, eventId: e!.id, now: T0 + 1, result: null });
+        await tx.ackEvent({ agentId: agent.id, eventId: e.id, now: T0 + 1, result: null });
         // Nothing pending or leased inside the transaction: the claim marks the agent idle.
         expect(
           (await tx.claimEvents({ agentId: agent.id, limit: 10, leaseMs: 1000, maxAttempts: 5, now: T0 + 1 }))
@@ -81,21 +87,17 @@ describe("sqlite idle marks", () => {
       }),
     ).rejects.toThrow("undo");
     // The ack was undone: the lease ends at T0 + 1000 and the event is delivered again.
-    expect((await claimAt(store, agent.id, T0 + 2000)).events.map((x) => x.id)).toEqual([e!.id]);
+    expect((await claimAt(store, agent.id, T0 + 2000)).events.map((x) => x.id)).toEqual([e.id]);
     await store.close();
   });
 
   it("claims a dead-lettered event again once it is requeued", async () => {
-    const store = openSqliteStore({ path: ":memory:" });
-    const { agent, pod } = await aWorld(store);
-    const [e] = events(agent.id, pod.id, 1);
-    await store.enqueueEvents([e!]);
-    expect((await claimAt(store, agent.id, T0, 1)).events).toHaveLength(1);
+    const { store, agent, e } = await oneClaimed(1);
     // The lease ended with no attempt left: retired to failed, nothing pending or leased (marked idle).
     const retired = await claimAt(store, agent.id, T0 + 2000, 1);
     expect([retired.events, retired.newlyFailed]).toEqual([[], 1]);
-    expect((await store.requeueEvent({ eventId: e!.id, now: T0 + 2000 })).status).toBe("requeued");
-    expect((await claimAt(store, agent.id, T0 + 2001, 1)).events.map((x) => x.id)).toEqual([e!.id]);
+    expect((await store.requeueEvent({ eventId: e.id, now: T0 + 2000 })).status).toBe("requeued");
+    expect((await claimAt(store, agent.id, T0 + 2001, 1)).events.map((x) => x.id)).toEqual([e.id]);
     await store.close();
   });
 });
