@@ -35,15 +35,17 @@ export async function claimUnderPollId(
   pollId: string,
   observer: EventsObserver,
 ): Promise<EventRecord[]> {
-  return store.transaction(async (tx) => {
+  const r = await store.transaction(async (tx) => {
     const held = await tx.findPollDeliveries({ agentId: input.agentId, pollId, now: input.now });
-    if (held.length > 0) return held;
-    const r = await tx.claimEvents(input);
-    await tx.tagPollDeliveries({ agentId: input.agentId, pollId, eventIds: r.events.map((e) => e.id) });
-    if (r.expiredLeases) observer.leaseExpired(r.expiredLeases);
-    if (r.newlyFailed) observer.deadLettered(r.newlyFailed);
-    return r.events;
+    if (held.length > 0) return { events: held, expiredLeases: 0, newlyFailed: 0 };
+    const claimed = await tx.claimEvents(input);
+    await tx.tagPollDeliveries({ agentId: input.agentId, pollId, eventIds: claimed.events.map((e) => e.id) });
+    return claimed;
   });
+  // Counted once committed: a transaction that rolls back (or is run again) retired nothing.
+  if (r.expiredLeases) observer.leaseExpired(r.expiredLeases);
+  if (r.newlyFailed) observer.deadLettered(r.newlyFailed);
+  return r.events;
 }
 
 export function deliveryVerbs({ store, config, clock }: ServiceDeps, observer: EventsObserver) {

@@ -7,12 +7,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import type { Store } from "../../src/store/contract.js";
+import { type NewEvent, type Store, StoreUnavailableError } from "../../src/store/contract.js";
 import type { EventRecord } from "../../src/store/records.js";
 import { anIdentity, aWorld, events, T0 } from "./contract-fixtures.js";
 
-/** `open(path)` opens the store on that file (`:memory:` when no path is given). */
 /** A world whose agent holds `n` claimed events (30 s leases). */
 async function holding(store: Store, n: number) {
   const { agent, pod } = await aWorld(store);
@@ -27,7 +27,10 @@ async function holding(store: Store, n: number) {
   return { agent, pod, held };
 }
 
-export function groupCommitSuite(name: string, open: (path?: string) => Promise<Store>) {
+export function groupCommitSuite(
+  name: string,
+  open: (path?: string, options?: { busyTimeoutMs?: number }) => Promise<Store>,
+) {
   describe(`${name} group commit of the hot writes`, () => {
     it("settles acks sent in one turn exactly as one at a time: first wins, foreign and unknown ids get false", async () => {
       const store = await open();
@@ -105,6 +108,84 @@ export function groupCommitSuite(name: string, open: (path?: string) => Promise<
       const states = await Promise.all(held.map((e) => store.getEvent(e.id)));
       expect(states.map((e) => e?.state)).toEqual(["acked", "leased", "acked"]);
       await store.close();
+    });
+
+    it("runs the transactions of one turn with its hot writes in one commit: in arrival order, answered after it", async () => {
+      const store = await open();
+      const { agent, pod } = await aWorld(store);
+      const log: string[] = [];
+      store.onEventsReady((id) => log.push(`ready ${id === agent.id ? "agent" : id}`));
+      const [e1, e2] = events(agent.id, pod.id, 2) as [NewEvent, NewEvent];
+      const enqueueIn = (e: NewEvent, name: string) =>
+        store
+          .transaction(async (tx) => {
+            await tx.enqueueEvents([e]);
+            log.push(`body ${name}`);
+            return name;
+          })
+          .then((v) => {
+            log.push(`answer ${v}`);
+            return v;
+          });
+      const [t1, claimed, t2] = await Promise.all([
+        enqueueIn(e1, "t1"),
+        // Arrival order: the claim sees what t1 wrote, not what t2 writes after it.
+        store.claimEvents({ agentId: agent.id, limit: 10, leaseMs: 30_000, maxAttempts: 5, now: T0 }),
+        enqueueIn(e2, "t2"),
+      ]);
+      expect([t1, t2]).toEqual(["t1", "t2"]);
+      expect(claimed.events.map((e) => e.id)).toEqual([e1.id]);
+      // Nobody is answered, and nobody woken, before the last write of the turn has run and committed.
+      expect(log).toEqual(["body t1", "body t2", "ready agent", "answer t1", "answer t2"]);
+      expect((await store.getEvent(e2.id))?.state).toBe("pending");
+      await store.close();
+    });
+
+    it("undoes only the transaction that throws: the others of its turn commit", async () => {
+      const store = await open();
+      const { agent, pod } = await aWorld(store);
+      const [e1, e2, e3] = events(agent.id, pod.id, 3) as [NewEvent, NewEvent, NewEvent];
+      const [first, bad, last] = await Promise.allSettled([
+        store.transaction((tx) => tx.enqueueEvents([e1])),
+        store.transaction(async (tx) => {
+          await tx.enqueueEvents([e2]);
+          throw new Error("refused after writing");
+        }),
+        store.transaction((tx) => tx.enqueueEvents([e3])),
+      ]);
+      expect(first.status).toBe("fulfilled");
+      expect(bad).toEqual({ status: "rejected", reason: new Error("refused after writing") });
+      expect(last.status).toBe("fulfilled");
+      const found = await Promise.all([e1, e2, e3].map((e) => store.getEvent(e.id)));
+      expect(found.map((e) => e?.state ?? "absent")).toEqual(["pending", "absent", "pending"]);
+      await store.close();
+    });
+
+    it("reports an outage to every write of a turn that could not begin, and writes none of them", async () => {
+      const dir = mkdtempSync(join(tmpdir(), "cap-group-busy-"));
+      try {
+        const file = join(dir, "cap.db");
+        const store = await open(file, { busyTimeoutMs: 20 });
+        const { agent, held } = await holding(store, 1);
+        const [e] = events(agent.id, held[0]!.podId, 1) as [NewEvent];
+        const other = new Database(file);
+        other.exec("BEGIN IMMEDIATE"); // another process holds the write lock
+        const answers = await Promise.allSettled([
+          store.transaction((tx) => tx.enqueueEvents([e])),
+          store.ackEvent({ agentId: agent.id, eventId: held[0]!.id, now: T0, result: null }),
+        ]);
+        other.exec("ROLLBACK");
+        other.close();
+        for (const a of answers) {
+          expect(a.status).toBe("rejected");
+          expect((a as PromiseRejectedResult).reason).toBeInstanceOf(StoreUnavailableError);
+        }
+        expect(await store.getEvent(e.id)).toBeNull();
+        expect((await store.getEvent(held[0]!.id))?.state).toBe("leased");
+        await store.close();
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
 
     it("writes acks queued when the store closes before it closes", async () => {

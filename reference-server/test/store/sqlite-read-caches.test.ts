@@ -148,6 +148,8 @@ describe("sqlite installation reads", () => {
     const other = await anIdentity(writer, "other");
     await anInstallation(writer, other, pod.id, human.id);
     await writer.close();
+    // The caches look at the file once per event-loop turn: the foreign commit is seen from the next one.
+    await new Promise((r) => setImmediate(r));
     expect(await active(store, pod.id)).toEqual(["echo", "other"]);
     expect(await store.findActiveInstallation(other.id, pod.id)).not.toBeNull();
     await store.close();

@@ -74,4 +74,4 @@ describe("sqlite migration 004 (payloads apart from queue rows)", () => {
   });
 });
 
-groupCommitSuite("sqlite", async (path = ":memory:") => openSqliteStore({ path }));
+groupCommitSuite("sqlite", async (path = ":memory:", options = {}) => openSqliteStore({ path, ...options }));

@@ -1,68 +1,98 @@
 /**
- * Group commit for the queue's hot writes on SQLite (claims, acks, batch acks, renewals, releases): the
- * ones that arrive during one turn of the event loop run in one transaction, one WAL append, instead of
- * one each. Measured on the batch drain, a commit cost more than the 50 row updates it carried, and the
- * claims of agents served by one pod touch the same pages (their events are enqueued side by side), so a
- * shared commit writes each page once.
+ * Group commit on SQLite: the queue's hot writes (claims, acks, batch acks, renewals, releases) and the
+ * store's transactions (a post with its fan-out events, an install, …) that arrive during one turn of the
+ * event loop run in one transaction, one WAL append, instead of one each. Measured on the batch drain, a
+ * commit cost more than the 50 row updates it carried; in the conversational profile the posts' own
+ * commits were the largest item. The writes of one turn touch the same pages (the rightmost leaves of the
+ * events, messages and index b-trees), so a shared commit writes each page once.
  *
- * Each op still settles exactly as alone: ops run in arrival order, each multi-statement op inside its own
- * savepoint (better-sqlite3 nests its transactions that way), an op that throws is rolled back alone and
- * its caller gets the error, and every caller is answered only once the batch has committed. When the
- * batch as a whole fails (the commit, or an error that ended the transaction), nothing of it was written
- * and every op is run again alone, so one failure never becomes another's.
+ * Each op still settles exactly as alone: ops run in arrival order, one after the other (a transaction's
+ * body is awaited before the next op starts), each inside its own savepoint where it has several
+ * statements, an op that throws is rolled back alone and its caller gets the error, and every caller is
+ * answered only once the batch has committed. When the batch as a whole fails (BEGIN, the commit, or an
+ * error that ended the transaction), nothing of it was written and every op is run again alone, so one
+ * failure never becomes another's.
  *
- * Must never: answer a write before it has committed, or run while a store transaction holds the database
- * (the flush takes the store's lock like any op).
+ * Must never: answer a write before it has committed, or run while another op holds the database (the
+ * flush holds the store's lock from BEGIN to COMMIT).
  */
 
-interface Queued {
-  run: () => unknown;
+/** One write: how it runs inside a batch's transaction, and how it runs by itself. */
+export interface GroupedOp<T> {
+  /** Runs inside the open batch transaction; rolls its own statements back when it throws. */
+  inBatch: () => T | Promise<T>;
+  /** Runs with the lock held and no transaction open (commits by itself). */
+  alone: () => T | Promise<T>;
+}
+
+interface Queued extends GroupedOp<unknown> {
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
 }
 
 export interface GroupCommitDeps {
-  /** Runs `fn` in one BEGIN IMMEDIATE … COMMIT, holding wake-ups back until it has committed. */
-  inTransaction: <T>(fn: () => T) => T;
+  /** Opens the batch's transaction (BEGIN IMMEDIATE), holding wake-ups back until it commits. */
+  begin: () => void;
+  /** Commits it and delivers what it held back; throws when the commit fails. */
+  commit: () => void;
+  /** Rolls it back if it is still open and forgets what its ops read. */
+  rollback: () => void;
   /** True while a transaction is open: an op's error that ended it aborts the whole batch. */
   inTransactionNow: () => boolean;
-  /** Runs `fn` holding the store's lock (waits for a running `store.transaction`). */
-  withLock: <T>(fn: () => T) => Promise<T>;
+  /** Takes the store's lock (waits for the op or batch that holds it); resolves with its release. */
+  acquire: () => Promise<() => void>;
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; err: unknown };
 
-export function groupCommit({ inTransaction, inTransactionNow, withLock }: GroupCommitDeps) {
+const isThenable = (v: unknown): v is PromiseLike<unknown> =>
+  typeof (v as { then?: unknown } | null)?.then === "function";
+
+export function groupCommit({ begin, commit, rollback, inTransactionNow, acquire }: GroupCommitDeps) {
   let queue: Queued[] = [];
   let scheduled = false;
 
-  const runAlone = (q: Queued) => {
+  const runAlone = async (q: Queued) => {
     try {
-      q.resolve(q.run());
+      q.resolve(await q.alone());
     } catch (err) {
       q.reject(err);
     }
   };
 
-  /** Writes everything queued so far; synchronous once the lock is held. */
-  const drain = () => {
+  /** The batch's outcomes, in order; throws when the batch failed as a whole (nothing was written). */
+  const runBatch = async (batch: Queued[]): Promise<Outcome[]> => {
+    begin();
+    try {
+      const outcomes: Outcome[] = [];
+      for (const q of batch) {
+        try {
+          const v = q.inBatch();
+          outcomes.push({ ok: true, value: isThenable(v) ? await v : v });
+        } catch (err) {
+          if (!inTransactionNow()) throw err; // SQLite rolled the whole transaction back
+          outcomes.push({ ok: false, err });
+        }
+      }
+      commit();
+      return outcomes;
+    } catch (err) {
+      rollback();
+      throw err;
+    }
+  };
+
+  /** Writes everything queued so far; the caller holds the lock. */
+  const drain = async () => {
     const batch = queue;
     queue = [];
+    if (batch.length === 0) return;
     if (batch.length === 1) return runAlone(batch[0] as Queued);
     let outcomes: Outcome[];
     try {
-      outcomes = inTransaction(() =>
-        batch.map((q): Outcome => {
-          try {
-            return { ok: true, value: q.run() };
-          } catch (err) {
-            if (!inTransactionNow()) throw err; // SQLite rolled the whole transaction back
-            return { ok: false, err };
-          }
-        }),
-      );
+      outcomes = await runBatch(batch);
     } catch {
-      for (const q of batch) runAlone(q);
+      for (const q of batch) await runAlone(q);
       return;
     }
     for (const [i, q] of batch.entries()) {
@@ -75,27 +105,26 @@ export function groupCommit({ inTransaction, inTransactionNow, withLock }: Group
   const flush = async () => {
     scheduled = false;
     if (queue.length === 0) return;
+    const release = await acquire();
     try {
-      await withLock(drain);
-    } catch (err) {
-      for (const q of queue.splice(0)) q.reject(err);
+      await drain(); // never throws: every op's outcome goes to its caller
+    } finally {
+      release();
     }
   };
 
   return {
-    /** Queues `run` for this turn's commit; resolves with its result once that has committed. */
-    submit<T>(run: () => T): Promise<T> {
+    /** Queues `op` for this turn's commit; resolves with its result once that has committed. */
+    submit<T>(op: GroupedOp<T>): Promise<T> {
       return new Promise<T>((resolve, reject) => {
-        queue.push({ run, resolve: resolve as (v: unknown) => void, reject });
+        queue.push({ ...op, resolve: resolve as (v: unknown) => void, reject });
         if (!scheduled) {
           scheduled = true;
           setImmediate(flush);
         }
       });
     },
-    /** Writes what is queued now (before the store closes). */
-    flushNow: () => {
-      if (queue.length > 0) drain();
-    },
+    /** Writes what is queued now (before the store closes); the caller holds the lock. */
+    flushNow: () => drain(),
   };
 }

@@ -19,7 +19,10 @@ export interface SqliteContext {
    * event at their last claim. notify() and every rollback drop marks; another process's commit drops all.
    */
   idle: Set<string>;
-  /** Drops every mark of `idle` (and every undoable cache) when another connection has committed since. */
+  /**
+   * Drops every mark of `idle` (and every undoable cache) when another connection has committed since;
+   * it looks at most once per event-loop turn, so a foreign commit is seen from the next turn on.
+   */
   freshen(): void;
   /**
    * Registers a cache of rows read from this connection: `drop` runs when a transaction rolls back (what it
