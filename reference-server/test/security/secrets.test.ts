@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { createLogger } from "../../src/http/logger.js";
-import { sha256Hex } from "../../src/secrets.js";
+import { newId, sha256Hex } from "../../src/secrets.js";
 import { openSqliteStore } from "../../src/store/sqlite/index.js";
 import { makeWorld } from "../helpers/world.js";
 
@@ -20,6 +20,27 @@ describe("sha256Hex", () => {
     ["é", "4a99557e4033c3539de2eb65472017cad5f9557f7a0625a09f1c3f6e2ba69c4c"],
   ])("hashes %j", (text, want) => {
     expect(sha256Hex(text)).toBe(want);
+  });
+});
+
+describe("newId", () => {
+  it("is the prefix, the creation millisecond and 64 random bits, all lower-case hex", () => {
+    const before = Date.now();
+    const id = newId("evt");
+    const after = Date.now();
+    expect(id).toMatch(/^evt_[0-9a-f]{28}$/);
+    const at = Number.parseInt(id.slice(4, 16), 16);
+    expect(at).toBeGreaterThanOrEqual(before);
+    expect(at).toBeLessThanOrEqual(after);
+  });
+
+  it("sorts ids of later milliseconds after earlier ones, and never repeats one", async () => {
+    const first = Array.from({ length: 1000 }, () => newId("msg"));
+    const start = Date.now();
+    while (Date.now() === start) await new Promise((r) => setTimeout(r, 1));
+    const later = newId("msg");
+    expect(first.every((id) => id < later)).toBe(true);
+    expect(new Set(first).size).toBe(first.length);
   });
 });
 
