@@ -92,7 +92,9 @@ export function createMessagesService(deps: ServiceDeps) {
       return store.transaction(async (tx) => {
         await requireInstalled(tx, caller.agentId, podId);
         const now = clock.now();
-        const requestHash = sha256Hex(canonicalJson({ podId, body: rawBody }));
+        // Only a keyed post is compared with an earlier one; most posts carry no key.
+        const requestHash =
+          idempotencyKey === undefined ? "" : sha256Hex(canonicalJson({ podId, body: rawBody }));
         if (idempotencyKey !== undefined) {
           const prior = await tx.getIdempotencyRecord(caller.agentId, idempotencyKey);
           if (prior && prior.createdAt > now - config.idempotencyTtlMs) {
