@@ -141,6 +141,26 @@ export function groupCommitSuite(
       await store.close();
     });
 
+    it("lets the writes of the next turn join the batch: one commit for the requests of two poll phases", async () => {
+      const store = await open();
+      const { agent, pod } = await aWorld(store);
+      const [e1, e2] = events(agent.id, pod.id, 2) as [NewEvent, NewEvent];
+      const log: string[] = [];
+      const write = (e: NewEvent, name: string) =>
+        store
+          .transaction(async (tx) => {
+            await tx.enqueueEvents([e]);
+            log.push(`body ${name}`);
+          })
+          .then(() => log.push(`answer ${name}`));
+      const first = write(e1, "t1");
+      await new Promise((r) => setImmediate(r)); // a turn later, as the next poll phase's request would be
+      const second = write(e2, "t2");
+      await Promise.all([first, second]);
+      expect(log).toEqual(["body t1", "body t2", "answer t1", "answer t2"]);
+      await store.close();
+    });
+
     it("undoes only the transaction that throws: the others of its turn commit", async () => {
       const store = await open();
       const { agent, pod } = await aWorld(store);

@@ -1,7 +1,7 @@
 /**
  * Group commit on SQLite: the queue's hot writes (claims, acks, batch acks, renewals, releases) and the
  * store's transactions (a post with its fan-out events, an install, …) that arrive during one turn of the
- * event loop run in one transaction, one WAL append, instead of one each. Measured on the batch drain, a
+ * event loop and the next run in one transaction, one WAL append, instead of one each. Measured on the batch drain, a
  * commit cost more than the 50 row updates it carried; in the conversational profile the posts' own
  * commits were the largest item. The writes of one turn touch the same pages (the rightmost leaves of the
  * events, messages and index b-trees), so a shared commit writes each page once.
@@ -113,14 +113,20 @@ export function groupCommit({ begin, commit, rollback, inTransactionNow, acquire
     }
   };
 
+  // A batch is written in the check phase of the turn AFTER its first write: the requests read in the
+  // next poll phase join it. Measured against flushing in the first turn's own check phase (one loop
+  // iteration of latency): conversational +15 %, batch-ack drain +10 %, drain +7 % (a third turn added
+  // nothing more).
+  const nextTurn = () => setImmediate(flush);
+
   return {
-    /** Queues `op` for this turn's commit; resolves with its result once that has committed. */
+    /** Queues `op` for the next commit; resolves with its result once that has committed. */
     submit<T>(op: GroupedOp<T>): Promise<T> {
       return new Promise<T>((resolve, reject) => {
         queue.push({ ...op, resolve: resolve as (v: unknown) => void, reject });
         if (!scheduled) {
           scheduled = true;
-          setImmediate(flush);
+          setImmediate(nextTurn);
         }
       });
     },
