@@ -12,6 +12,7 @@ import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { type Store, type StoreOps, StoreUnavailableError } from "../contract.js";
 import { agentOps } from "./agents.js";
+import { NO_CHANGE_COUNTER, openChangeCounter } from "./change-counter.js";
 import { contentOps } from "./content.js";
 import { deliveryOps } from "./deliveries.js";
 import { eventOps } from "./events.js";
@@ -147,6 +148,13 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   };
   const lock = new TxLock();
   const dataVersion = db.prepare("PRAGMA data_version").pluck();
+  // A ":memory:" database is this connection's alone: nobody else can commit to it.
+  const shared = options.path !== ":memory:";
+  const counter =
+    shared && db.pragma("journal_mode", { simple: true }) === "wal"
+      ? openChangeCounter(options.path)
+      : NO_CHANGE_COUNTER;
+  let seenChange = counter.read(); // read before data_version: a commit in between is then seen next time
   let seenVersion = dataVersion.get() as number;
   // A look outside a transaction is a read transaction (~10 µs of shm locking, 15 % of the conversational
   // profile, half of it the caches' second look within one request), so the read caches look once per
@@ -158,11 +166,15 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   };
   /** Another connection committed since the last look: its writes may have changed auth or readied events. */
   const checkVersion = () => {
-    const v = dataVersion.get() as number;
+    if (!shared) return;
     if (!lookedThisTurn) {
       lookedThisTurn = true;
       setImmediate(endTurn);
     }
+    const change = counter.read();
+    if (change !== null && change === seenChange) return; // no commit to the file since the last look
+    const v = dataVersion.get() as number;
+    seenChange = change;
     if (v === seenVersion) return;
     seenVersion = v;
     dropUndoable();
@@ -211,7 +223,12 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     pending = new Set();
   };
   const commit = () => {
+    // Read with the write lock held, so no other process can commit in between: when nobody committed
+    // since the last look, our own commit moves the counter by one (by two when it restarts the WAL; then
+    // data_version decides), and the next look need not open a read transaction.
+    const before = counter.read();
     tx.commit.run();
+    if (before !== null && before === seenChange) seenChange = (before + 1) >>> 0;
     const ready = pending ?? [];
     const announce = authPending;
     pending = null;
@@ -304,8 +321,9 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     authCacheMaxAgeMs: 10 * 60_000,
     // Operator commands (`cap-kernel tokens revoke --db …`) may write the file from another process while
     // this one serves: data_version moves only on other connections' commits, so any foreign write drops
-    // the token caches before they are trusted again. Read on every use (a read transaction, ~5 µs; once
-    // per event-loop turn would leave a revocation committed during the turn unseen by later requests).
+    // the token caches before they are trusted again. Looked at on every use (once per event-loop turn would
+    // leave a revocation committed during the turn unseen by later requests): one pread of the change
+    // counter, and data_version only after a commit to the file that was not this store's own.
     authCacheSafe: () => {
       if (closed) return false;
       checkVersion();
@@ -338,6 +356,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
       const release = await lock.acquire();
       try {
         await group.flushNow();
+        counter.close();
         db.close();
       } finally {
         release();

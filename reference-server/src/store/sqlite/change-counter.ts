@@ -1,0 +1,52 @@
+/**
+ * The change counter of a WAL database: `iChange` of the wal-index header, at byte 8 of the `-shm` file,
+ * which every commit to the file moves (SQLite's walformat.html, "The WAL-Index Header"; stored in the
+ * machine's byte order). Reading it is one pread (~0.6 µs); `PRAGMA data_version`, the documented way to
+ * learn that another connection committed, opens and closes a read transaction (1.6–2.9 µs measured on
+ * the bench's database), and the token caches look on every request.
+ *
+ * Only ever a hint that nothing changed: an equal counter means no commit since it was read; anything else
+ * (a different value, no file, a failed or short read) sends the caller to `data_version`.
+ */
+import { closeSync, openSync, readSync } from "node:fs";
+import { endianness } from "node:os";
+
+const OFFSET = 8;
+
+export interface ChangeCounter {
+  /** The counter now, or null when it cannot be read. */
+  read(): number | null;
+  close(): void;
+}
+
+/** A counter that cannot be read: every look goes to data_version. */
+export const NO_CHANGE_COUNTER: ChangeCounter = { read: () => null, close: () => undefined };
+
+/** The counter of the WAL database at `path` (open it after the first statement has created -shm). */
+export function openChangeCounter(path: string): ChangeCounter {
+  let fd: number;
+  try {
+    fd = openSync(`${path}-shm`, "r");
+  } catch {
+    return NO_CHANGE_COUNTER;
+  }
+  const buf = Buffer.alloc(4);
+  const little = endianness() === "LE";
+  let open = true;
+  return {
+    read() {
+      if (!open) return null;
+      try {
+        if (readSync(fd, buf, 0, 4, OFFSET) !== 4) return null;
+      } catch {
+        return null;
+      }
+      return little ? buf.readUInt32LE(0) : buf.readUInt32BE(0);
+    },
+    close() {
+      if (!open) return;
+      open = false;
+      closeSync(fd);
+    },
+  };
+}
