@@ -118,6 +118,25 @@ describe("the token cache on SQLite", () => {
     expect((await info(w, w.alpha.token)).json().code).toBe("token_revoked");
   });
 
+  it("refuses a cached token revoked by another process just after a commit of its own that wrote nothing", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "cap-tcache-")), "k.db");
+    const c = counting(openSqliteStore({ path: file }));
+    lookups = c.lookups;
+    w = await makeWorld({ store: c.store });
+    await info(w, w.alpha.token);
+    expect((await info(w, w.alpha.token)).statusCode).toBe(200);
+    // A transaction that only reads commits without writing a page: the file's change counter stays put,
+    // so the revocation below is the only commit that moves it.
+    expect(await c.store.transaction((tx) => tx.getEvent("evt_none"))).toBeNull();
+    const operator = openSqliteStore({ path: file });
+    try {
+      expect(await operator.revokeRuntimeToken(w.alpha.tokenId, Date.now())).toBe(true);
+    } finally {
+      await operator.close();
+    }
+    expect((await info(w, w.alpha.token)).json().code).toBe("token_revoked");
+  });
+
   it("caches nothing for a store that cannot announce auth changes", async () => {
     const inner = openSqliteStore({ path: ":memory:" });
     const { onAuthChanged: _a, authCacheSafe: _b, ...plain } = inner;
