@@ -99,7 +99,8 @@ describe("the token cache on SQLite", () => {
     expect((await info(w, token)).json().code).toBe("token_revoked");
   });
 
-  it("refuses a cached token once another process revoked it in the same database file", async () => {
+  /** A world on a database file, its token cache warm; returns the file and the counting store. */
+  async function fileWorld() {
     const file = join(mkdtempSync(join(tmpdir(), "cap-tcache-")), "k.db");
     const c = counting(openSqliteStore({ path: file }));
     lookups = c.lookups;
@@ -108,32 +109,31 @@ describe("the token cache on SQLite", () => {
     const warm = lookups();
     expect((await info(w, w.alpha.token)).statusCode).toBe(200);
     expect(lookups()).toBe(warm);
-    // What `cap-kernel tokens revoke --db sqlite:FILE` does while the kernel serves that file.
+    return { file, store: c.store };
+  }
+
+  /** What `cap-kernel tokens revoke --db sqlite:FILE` does while the kernel serves that file. */
+  async function revokeFromAnotherProcess(file: string, tokenId: string) {
     const operator = openSqliteStore({ path: file });
     try {
-      expect(await operator.revokeRuntimeToken(w.alpha.tokenId, Date.now())).toBe(true);
+      expect(await operator.revokeRuntimeToken(tokenId, Date.now())).toBe(true);
     } finally {
       await operator.close();
     }
+  }
+
+  it("refuses a cached token once another process revoked it in the same database file", async () => {
+    const { file } = await fileWorld();
+    await revokeFromAnotherProcess(file, w.alpha.tokenId);
     expect((await info(w, w.alpha.token)).json().code).toBe("token_revoked");
   });
 
   it("refuses a cached token revoked by another process just after a commit of its own that wrote nothing", async () => {
-    const file = join(mkdtempSync(join(tmpdir(), "cap-tcache-")), "k.db");
-    const c = counting(openSqliteStore({ path: file }));
-    lookups = c.lookups;
-    w = await makeWorld({ store: c.store });
-    await info(w, w.alpha.token);
-    expect((await info(w, w.alpha.token)).statusCode).toBe(200);
+    const { file, store } = await fileWorld();
     // A transaction that only reads commits without writing a page: the file's change counter stays put,
     // so the revocation below is the only commit that moves it.
-    expect(await c.store.transaction((tx) => tx.getEvent("evt_none"))).toBeNull();
-    const operator = openSqliteStore({ path: file });
-    try {
-      expect(await operator.revokeRuntimeToken(w.alpha.tokenId, Date.now())).toBe(true);
-    } finally {
-      await operator.close();
-    }
+    expect(await store.transaction((tx) => tx.getEvent("evt_none"))).toBeNull();
+    await revokeFromAnotherProcess(file, w.alpha.tokenId);
     expect((await info(w, w.alpha.token)).json().code).toBe("token_revoked");
   });
 
