@@ -2,8 +2,8 @@
  * Upgrading a database in place: one at the previous schema version (built by applying the migrations
  * before the newest ones), with a row in every table, is opened by the store, which migrates it; every
  * row is then found through the store — renamed and rebuilt tables included, insertion order kept.
- * SQLite from 004 (before 005-aligned-names), PostgreSQL from 003 (before 004-event-payloads and
- * 005-aligned-names).
+ * SQLite from 004 (before 005-aligned-names), PostgreSQL from 003 (before 004-event-payloads,
+ * 005-aligned-names and 006-byte-order-ids).
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -284,7 +284,7 @@ describe.skipIf(!url)(`postgres store upgrade from schema 003${skipped}`, () => 
   it("migrates a schema with a row in every table and finds every row", async () => {
     await client.connect();
     const all = loadMigrations();
-    expect(all.map((m) => m.name).slice(3)).toEqual(["event-payloads", "aligned-names"]);
+    expect(all.map((m) => m.name).slice(3)).toEqual(["event-payloads", "aligned-names", "byte-order-ids"]);
     await migratePostgres(client, schema, 0, all.slice(0, 3));
     await client.query(`SET search_path TO ${quoteIdent(schema)}`);
     for (const [t, rows] of ROWS) {

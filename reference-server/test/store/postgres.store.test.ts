@@ -268,6 +268,28 @@ describe.skipIf(!url)(`postgres store specifics${skipped}`, () => {
     await expect(leaked!.getUser("usr_x")).rejects.toThrow(/transaction already finished/);
   });
 
+  it("keeps event ids in collation C (byte order, as on SQLite), whatever the database locale", async () => {
+    const schema = freshSchema();
+    const s = await openStore(schema);
+    const c = await admin();
+    const cols = (
+      await c.query(
+        `SELECT column_name, collation_name FROM information_schema.columns
+          WHERE table_schema = $1 AND table_name = 'events' AND column_name IN ('id', 'agent_id', 'pod_id', 'poll_id')
+          ORDER BY column_name`,
+        [schema],
+      )
+    ).rows;
+    await c.end();
+    expect(cols).toEqual(
+      ["agent_id", "id", "pod_id", "poll_id"].map((column_name) => ({ column_name, collation_name: "C" })),
+    );
+    // Lookups by id and agent still find each event.
+    const evs = [...events("agt_B", "pod_c", 1), ...events("agt_a", "pod_c", 1)];
+    await s.enqueueEvents(evs);
+    for (const e of evs) expect((await s.getEvent(e.id))?.agentId).toBe(e.agentId);
+  });
+
   it("answers ping while the server is up and fails to open against a closed port", async () => {
     const s = await openStore(freshSchema());
     await expect(s.ping()).resolves.toBeUndefined();

@@ -1,19 +1,19 @@
 /**
- * PostgreSQL ops for the queue verbs added after the first release: release, batch ack, and the
+ * PostgreSQL ops for the queue verbs added after the first release: release and the
  * deliveries of a `pollId` (semantics: ../README.md). A released delivery keeps state `leased` with its
  * lease moved to `availableAt` and `release_attempts = attempts` (see migrations/002), so the claim, the
  * retire step and the lease-expiry wake-ups of every replica treat it like a lease that ends then; the
  * release NOTIFYs so waiting polls everywhere re-read the agent's next lease end.
  *
- * Must never: read the clock, or settle part of a batch ack (it is one statement).
+ * Must never: read the clock.
  */
 import type { DeliveryOpName, StoreOps } from "../contract.js";
 import { EVENT_COLUMNS, EVENT_ROWS } from "../schema.js";
 import type { Db } from "./db.js";
-import { jsonOrNull } from "./db.js";
 import { toEvent } from "./rows.js";
 
-type DeliveryOps = Pick<StoreOps, DeliveryOpName>;
+// The batch ack is in acks.ts.
+type DeliveryOps = Omit<Pick<StoreOps, DeliveryOpName>, "ackEvents">;
 
 // $1 id, $2 agent, $3 attempts, $4 now, $5 availableAt, $6 maxAttempts, $7 reason, $8 channel, $9 origin.
 // One statement: the fence of renew, then either a lease moved to availableAt or, with the budget used,
@@ -32,20 +32,6 @@ const RELEASE = `
        AND (release_attempts IS NULL OR release_attempts <> attempts)
     RETURNING agent_id, state)
   SELECT r.state, CASE WHEN r.state = 'leased' THEN pg_notify($8, $9 || r.agent_id) END AS notified FROM r`;
-
-// $1 agent, $2 ids, $3 results (json), $4 now. The first item of an id carries its result (first ack
-// wins, as for single acks); the outer SELECT reads the pre-update snapshot, where existence is the same.
-const ACK_MANY = `
-  WITH input AS (
-    SELECT id, result, ord FROM unnest($2::text[], $3::json[]) WITH ORDINALITY AS t(id, result, ord)),
-  firsts AS (SELECT DISTINCT ON (id) id, result FROM input ORDER BY id, ord),
-  acked AS (
-    UPDATE events e SET state = 'acked', acked_at = $4, result = f.result
-      FROM firsts f WHERE e.id = f.id AND e.agent_id = $1 AND e.state <> 'acked'
-    RETURNING e.id)
-  SELECT i.ord, (e.id IS NOT NULL) AS found
-    FROM input i LEFT JOIN events e ON e.id = i.id AND e.agent_id = $1
-   ORDER BY i.ord`;
 
 const POLL_DELIVERIES = `
   SELECT ${EVENT_COLUMNS} FROM ${EVENT_ROWS}
@@ -69,16 +55,6 @@ export function deliveryOps(db: Db): DeliveryOps {
       if (rows[0]) return { status: "failed" };
       const own = await db.query("SELECT 1 FROM events WHERE id = $1 AND agent_id = $2", [eventId, agentId]);
       return own.length > 0 ? { status: "lease_lost" } : { status: "not_found" };
-    },
-
-    async ackEvents({ agentId, items, now }) {
-      if (items.length === 0) return [];
-      const rows = await db.query<{ found: boolean }>(
-        ACK_MANY,
-        [agentId, items.map((i) => i.eventId), items.map((i) => jsonOrNull(i.result)), now],
-        "cap_ack_many",
-      );
-      return rows.map((r) => r.found);
     },
 
     async findPollDeliveries({ agentId, pollId, now }) {

@@ -13,10 +13,11 @@
 import type { EventOpName, StoreOps } from "../contract.js";
 import { EVENT_COLUMNS, EVENT_ROWS } from "../schema.js";
 import type { Db } from "./db.js";
-import { json, jsonOrNull } from "./db.js";
+import { json } from "./db.js";
 import { toEvent } from "./rows.js";
 
-type EventOps = Pick<StoreOps, EventOpName>;
+// The ack is in acks.ts (one statement with the batch ack, shared by concurrent requests).
+type EventOps = Omit<Pick<StoreOps, EventOpName>, "ackEvent">;
 
 // The payloads go to event_payloads under the seq each event row got (migrations/004), in the same statement.
 const ENQUEUE = `
@@ -75,7 +76,7 @@ export function eventOps(db: Db): EventOps {
     );
     return rows[0] ? toEvent(rows[0]) : null;
   };
-  /** Whether the event exists and is this agent's (acks and renews that changed nothing ask). */
+  /** Whether the event exists and is this agent's (a renew that changed nothing asks). */
   const ownEvent = async (agentId: string, id: string) =>
     (await db.query("SELECT 1 FROM events WHERE id = $1 AND agent_id = $2", [id, agentId])).length > 0;
 
@@ -108,18 +109,6 @@ export function eventOps(db: Db): EventOps {
     },
 
     getEvent,
-
-    async ackEvent({ agentId, eventId, now, result }) {
-      const rows = await db.query(
-        `UPDATE events SET state = 'acked', acked_at = $3, result = $4::json
-          WHERE id = $1 AND agent_id = $2 AND state <> 'acked' RETURNING seq`,
-        [eventId, agentId, now, jsonOrNull(result)],
-        "cap_ack",
-      );
-      if (rows[0]) return true;
-      // Already acked (first ack wins), unknown, or another agent's: a fresh snapshot tells which.
-      return ownEvent(agentId, eventId);
-    },
 
     async renewLease({ agentId, eventId, attempts, leaseMs, now }) {
       const rows = await db.query<{ lease_expires_at: number }>(

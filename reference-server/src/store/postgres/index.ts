@@ -10,6 +10,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import type { Store, StoreOps } from "../contract.js";
+import { type AckCall, ackBatcher, ackOps, writeAck } from "./acks.js";
 import { agentOps } from "./agents.js";
 import { AuthAnnouncer, listenerName } from "./auth-announce.js";
 import { contentOps } from "./content.js";
@@ -48,8 +49,16 @@ const types: pg.CustomTypesConfig = {
       : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig["getTypeParser"],
 };
 
-function buildOps(db: Db): StoreOps {
-  return { ...peopleOps(db), ...agentOps(db), ...eventOps(db), ...deliveryOps(db), ...contentOps(db) };
+/** The ops on `db`; acks one statement per call unless `acks` writes them (the pool's batcher). */
+function buildOps(db: Db, acks = (call: AckCall) => writeAck(db, call)): StoreOps {
+  return {
+    ...peopleOps(db),
+    ...agentOps(db),
+    ...eventOps(db),
+    ...deliveryOps(db),
+    ...contentOps(db),
+    ...ackOps(acks),
+  };
 }
 
 export interface PostgresStore extends Store {
@@ -173,10 +182,12 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     ...(options.onError ? { onError: options.onError } : {}),
   });
   const pingTimeoutMs = options.pingTimeoutMs ?? 5000;
+  const poolDb = makeDb(pool, emit);
 
   const store: PostgresStore = {
-    // Every data operation straight onto the pool: each statement is its own transaction.
-    ...buildOps(makeDb(pool, emit)),
+    // Every data operation straight onto the pool: each statement is its own transaction; concurrent
+    // acks share theirs (acks.ts).
+    ...buildOps(poolDb, ackBatcher(poolDb)),
     kind: "postgres",
     schema,
     listener,
