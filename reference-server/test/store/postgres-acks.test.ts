@@ -98,6 +98,15 @@ describe.skipIf(!url)(`postgres acks${skipped}`, () => {
     expect(await writeAcks(db, given(a, b))).toEqual(want);
   });
 
+  it("takes ids and results that JSON.parse lets through (a lone surrogate, U+0000) without a fault", async () => {
+    const [id] = await leased("agt_odd", 1);
+    const result = { lone: "\ud800x", nul: "a\u0000b", pair: "\ud83d\ude00" };
+    expect(
+      await writeAcks(db, [call("agt_odd", ["evt_\udc00", "evt_\u0000"]), call("agt_odd", [id!], result)]),
+    ).toEqual([[false, false], [true]]);
+    expect((await stateOf(id!)).result).toEqual(result);
+  });
+
   it("keeps the first ack's result when one event is acked by several calls of one statement", async () => {
     const [id] = await leased("agt_first", 1);
     const ack = ackBatcher(db);

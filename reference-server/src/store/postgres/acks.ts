@@ -28,10 +28,13 @@ export interface AckCall {
 // keeps the first). One JSON parameter rather than arrays: PostgreSQL sizes an array parameter's unnest
 // by its length, so every execution of a prepared statement over arrays was planned anew (a fifth of
 // PostgreSQL's time in the one-ack drain); json_to_recordset is sized the same whatever the input, so the
-// prepared statement settles on its generic plan.
+// prepared statement settles on its generic plan. json_to_recordset decodes every string of its input, and
+// refuses a lone surrogate escape (`\ud800`), which JSON.parse lets through and a `json` value holds: so
+// each result travels as the text of its JSON (cast back with ::json, stored verbatim as before) and ids
+// are made well-formed, as the UTF-8 encoding of a text parameter makes them (U+FFFD).
 const ACK_ROWS = `
-  UPDATE events e SET state = 'acked', acked_at = t.n, result = t.r
-    FROM json_to_recordset($1::json) AS t(a text, i text, r json, n bigint)
+  UPDATE events e SET state = 'acked', acked_at = t.n, result = t.r::json
+    FROM json_to_recordset($1::json) AS t(a text, i text, r text, n bigint)
    WHERE e.id = t.i AND e.agent_id = t.a AND e.state <> 'acked'
   RETURNING e.agent_id, e.id`;
 
@@ -39,7 +42,11 @@ const ACK_ROWS = `
 // event belongs to never changes, so a later read answers as the update's own snapshot would have.
 const OWNERS = "SELECT agent_id, id FROM events WHERE id = ANY($1::text[])";
 
+// Keys of the caller's strings as given: an id made well-formed cannot name an event (the kernel makes
+// every id, in ASCII), so such an item is not found either way.
 const keyOf = (agentId: string, id: string) => `${agentId}\n${id}`;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const idText = (s: string) => encodeText(s).replace(LONE_SURROGATE, "\uFFFD");
 
 /** Writes the calls in one statement; per call, per item in order: whether the event is the agent's. */
 export async function writeAcks(db: Db, calls: AckCall[]): Promise<boolean[][]> {
@@ -56,7 +63,12 @@ export async function writeAcks(db: Db, calls: AckCall[]): Promise<boolean[][]> 
   if (first.size === 0) return calls.map(() => []);
   const rows = [...first.values()];
   // Text inside the JSON gets the escaping every text parameter gets (db.ts); results stay verbatim.
-  const input = rows.map((r) => ({ a: encodeText(r.agentId), i: encodeText(r.id), r: r.result, n: r.now }));
+  const input = rows.map((r) => ({
+    a: idText(r.agentId),
+    i: idText(r.id),
+    r: r.result === null || r.result === undefined ? null : JSON.stringify(r.result),
+    n: r.now,
+  }));
   const acked = await db.query<{ agent_id: string; id: string }>(ACK_ROWS, [json(input)], "cap_ack_rows");
   const own = new Set(acked.map((r) => keyOf(r.agent_id, r.id)));
   if (own.size < first.size) {
