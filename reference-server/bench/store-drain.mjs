@@ -9,14 +9,15 @@
  *
  * Each round gets a fresh database (SQLite in a temp dir; with --postgres a database on the server the
  * bench would use, see postgres.mjs). Reported per round: wall time and this process's CPU (user + system)
- * per event; with --postgres the server's own CPU is not in it. Must never write outside its temp dir or
+ * per event, and the CPU the rest of the machine used meanwhile (with --postgres, the server's backends;
+ * on a quiet machine nothing else). Must never write outside its temp dir or
  * the databases it created (removed at exit, also on Ctrl-C).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { cleanupAll, installExitHandlers, onCleanup } from "./children.mjs";
+import { cleanupAll, installExitHandlers, machineBusySeconds, onCleanup } from "./children.mjs";
 import { openStore, preload, provision } from "./fixture.mjs";
 import { createDatabase, findPostgres } from "./postgres.mjs";
 
@@ -78,11 +79,13 @@ async function drainOnce(store, agents) {
     }
   };
   const cpu = process.cpuUsage();
+  const busy = machineBusySeconds();
   const started = performance.now();
   await Promise.all(agents.map(drainAgent));
   const ms = performance.now() - started;
   const { user, system } = process.cpuUsage(cpu);
-  return { ms, cpuUs: user + system };
+  const othersUs = Math.max(0, (machineBusySeconds() - busy) * 1e6 - (user + system));
+  return { ms, cpuUs: user + system, othersUs };
 }
 
 try {
@@ -113,7 +116,8 @@ try {
     process.stdout.write(
       `round ${round} (${values.postgres ? "postgres" : "sqlite"}, ack ${values.ack}): ${count} events in ${(r.ms / 1000).toFixed(2)} s = ` +
         `${Math.round((count * 1000) / r.ms)} events/s; ${((r.ms * 1000) / count).toFixed(1)} µs wall and ` +
-        `${(r.cpuUs / count).toFixed(1)} µs of this process's CPU per event\n`,
+        `${(r.cpuUs / count).toFixed(1)} µs of this process's CPU per event, other processes ` +
+        `${(r.othersUs / count).toFixed(1)} µs per event (${(r.othersUs / 1000 / r.ms).toFixed(2)} core)\n`,
     );
   }
 } finally {
