@@ -100,16 +100,14 @@ try {
     } finally {
       await store.close();
     }
+    // Every agent's queue must be empty (an ack the store refused would have thrown above).
     const left = await openStore(db);
     try {
-      const pending = await left.claimEvents({
-        agentId: agents[0].agentId,
-        limit: 1,
-        leaseMs: 1,
-        maxAttempts: 5,
-        now: Date.now(),
-      });
-      if (pending.events.length > 0) throw new Error("the drain left events behind");
+      for (const { agentId } of agents) {
+        const now = Date.now();
+        const { events } = await left.claimEvents({ agentId, limit: 1, leaseMs: 1, maxAttempts: 5, now });
+        if (events.length > 0) throw new Error(`the drain left events of ${agentId} behind`);
+      }
     } finally {
       await left.close();
     }
