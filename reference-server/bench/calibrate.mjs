@@ -68,15 +68,17 @@ async function measureAutocannon(url, pid, sizes) {
 }
 
 /**
- * Two alternating rounds of each generator on one baseline server; each generator's best round counts
- * (a shared machine only ever slows a round down). Resolves {autocannon, undici, ratio, ok, rounds}.
+ * Three alternating rounds of each generator on one baseline server; each generator's best round counts
+ * (a shared machine only ever slows a round down, and on this one a round of either generator ranged over
+ * a fifth of its rate within a minute, so two rounds each often compared one's good round to the other's
+ * bad one). Resolves {autocannon, undici, ratio, ok, rounds}.
  */
 export async function calibrate({ sizes, log }) {
   const { handle, baseUrl } = await startBaseline();
   try {
     const url = `${baseUrl}${BASELINE_PATH}`;
     const rounds = [];
-    for (let i = 0; i < 2; i++) {
+    for (let i = 0; i < 3; i++) {
       rounds.push({ generator: "autocannon", ...(await measureAutocannon(url, handle.pid, sizes)) });
       rounds.push({ generator: "undici", ...(await runUndici(baseUrl, handle.pid, sizes)) });
     }

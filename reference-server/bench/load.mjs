@@ -38,16 +38,40 @@ export function createClient(baseUrl, { sockets = 1 } = {}) {
   async function request(method, path, { body, headers = {}, timeoutMs = 60_000 } = {}) {
     const started = performance.now();
     const payload = body === undefined ? undefined : JSON.stringify(body);
+    // dispatch with a bare handler, not request(): request() wraps each answer in a stream and promises,
+    // and that cost the generator about a fifth more CPU per request (measured on the baseline route,
+    // 20–24 against 27–31 µs), enough for the generator to become the limit on a 2-core machine.
     // Time limits through undici's own timers: an AbortSignal.timeout per request halves the rate.
-    const res = await pool.request({
-      method,
-      path,
-      headers: payload === undefined ? headers : { ...headers, "content-type": "application/json" },
-      body: payload,
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
+    const { status, text } = await new Promise((resolve, reject) => {
+      let statusCode = 0;
+      const chunks = [];
+      pool.dispatch(
+        {
+          method,
+          path,
+          headers: payload === undefined ? headers : { ...headers, "content-type": "application/json" },
+          body: payload,
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
+        },
+        {
+          onConnect() {},
+          onHeaders(code) {
+            statusCode = code;
+            return true;
+          },
+          onData(chunk) {
+            chunks.push(chunk);
+            return true;
+          },
+          onComplete() {
+            const buf = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+            resolve({ status: statusCode, text: buf.toString("utf8") });
+          },
+          onError: reject,
+        },
+      );
     });
-    const text = await res.body.text();
     requests++;
     const at = performance.now();
     let parsed = null;
@@ -58,7 +82,7 @@ export function createClient(baseUrl, { sockets = 1 } = {}) {
         parsed = text;
       }
     }
-    return { status: res.statusCode, body: parsed, ms: at - started, at };
+    return { status, body: parsed, ms: at - started, at };
   }
 
   return {
