@@ -10,6 +10,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StoreUnavailableError } from "../../src/store/contract.js";
 import { type AckCall, ackBatcher, writeAcks } from "../../src/store/postgres/acks.js";
+import { claimFloors } from "../../src/store/postgres/claim-floors.js";
 import { type Db, type Row, runQuery } from "../../src/store/postgres/db.js";
 import { openPostgresStore, type PostgresStore } from "../../src/store/postgres/index.js";
 import { quoteIdent } from "../../src/store/postgres/migrate.js";
@@ -40,6 +41,7 @@ describe.skipIf(!url)(`postgres acks${skipped}`, () => {
     db = {
       channel: "unused",
       origin: "unused|",
+      floors: claimFloors(),
       wake: () => undefined,
       authChanged: async () => undefined,
       async query<R extends Row>(text: string, values?: unknown[], name?: string) {

@@ -6,6 +6,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { FLOOR_MAX_AGE_MS } from "../../src/store/postgres/claim-floors.js";
 import { claimSql } from "../../src/store/postgres/events.js";
 import { openPostgresStore, type PostgresStore } from "../../src/store/postgres/index.js";
 import { loadMigrations } from "../../src/store/postgres/migrate.js";
@@ -143,20 +144,98 @@ describe.skipIf(!url)(`postgres store specifics${skipped}`, () => {
     );
     await c.query("ANALYZE events");
     await c.query(`PREPARE claim_under_test AS ${claimSql(50)}`);
-    for (let i = 0; i < 8; i++) await c.query(`EXECUTE claim_under_test('agt_${i}', 5, 60000, 5)`);
+    for (let i = 0; i < 8; i++) await c.query(`EXECUTE claim_under_test('agt_${i}', 5, 60000, 5, 0)`);
     const [use] = (
       await c.query(
         "SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = 'claim_under_test'",
       )
     ).rows;
     await c.query("SET plan_cache_mode = force_generic_plan");
-    const plan = (await c.query("EXPLAIN EXECUTE claim_under_test('agt_9', 5, 60000, 5)")).rows
+    const plan = (await c.query("EXPLAIN EXECUTE claim_under_test('agt_9', 5, 60000, 5, 0)")).rows
       .map((r) => r["QUERY PLAN"])
       .join("\n");
     await c.end();
     expect(Number(use.generic_plans)).toBeGreaterThan(0);
+    // The agent's claim floor bounds the index scan, not a filter after it (claim-floors.ts).
+    expect(plan).toMatch(/Index Cond: \(\(agent_id = \$1\) AND \(seq >= \$\d+\)\)/);
     expect(plan).toContain("events_open");
     expect(plan).not.toMatch(/Seq Scan on events/);
+  });
+
+  // Claims start at the agent's floor (claim-floors.ts); every path that can put an open event below it
+  // must make the next claim read from the start.
+  it("finds an event opened below the claim floor: requeued on another replica, or with its wake-up missed", async () => {
+    const schema = freshSchema();
+    const [a, b] = [await openStore(schema), await openStore(schema)];
+    const claim = (s: PostgresStore, now = T0) =>
+      s.claimEvents({ agentId: "agt_f", limit: 50, leaseMs: 60_000, maxAttempts: 5, now });
+    const [old] = events("agt_f", "pod_old", 1);
+    await a.enqueueEvents([old!]);
+    await a.failOpenEvents({ agentId: "agt_f", podId: "pod_old", now: T0, reason: "test" });
+    const later = events("agt_f", "pod_a", 120);
+    await a.enqueueEvents(later);
+    const first = await claim(a); // learns a floor above `old`, which is failed
+    await a.ackEvents({
+      agentId: "agt_f",
+      items: first.events.map((e) => ({ eventId: e.id, result: null })),
+      now: T0,
+    });
+    const second = await claim(a);
+    expect(second.events.map((e) => e.id)).toEqual(later.slice(50, 100).map((e) => e.id));
+
+    // Another replica requeues the old event: its NOTIFY drops the floor here.
+    const heard: string[] = [];
+    a.onEventsReady((id) => heard.push(id));
+    expect((await b.requeueEvent({ eventId: old!.id, now: T0 })).status).toBe("requeued");
+    await waitFor(() => heard.includes("agt_f"));
+    const third = (await claim(a)).events.map((e) => e.id);
+    expect(third).toEqual([old!.id, ...later.slice(100).map((e) => e.id)]);
+    await a.ackEvents({
+      agentId: "agt_f",
+      items: third.map((eventId) => ({ eventId, result: null })),
+      now: T0,
+    });
+    const tail = events("agt_f", "pod_a", 5);
+    await a.enqueueEvents(tail);
+    expect((await claim(a)).events.map((e) => e.id)).toEqual(tail.map((e) => e.id)); // floor: tail[0]
+
+    // An acked event made pending again by a write whose wake-up never came (no NOTIFY): the floor hides
+    // it from the next claim, the backstop's readyInstants finds it and drops the floor, and it is claimed.
+    const c = await admin();
+    await c.query(
+      `UPDATE "${schema}".events SET state = 'pending', acked_at = NULL, result = NULL, attempt_base = attempts
+        WHERE id = $1`,
+      [first.events[0]!.id],
+    );
+    await c.end();
+    expect((await claim(a)).events).toEqual([]);
+    expect(await a.readyInstants({ agentIds: ["agt_f"], now: T0, maxAttempts: 5 })).toEqual([
+      { agentId: "agt_f", at: 0 },
+    ]);
+    expect((await claim(a)).events.map((e) => e.id)).toEqual([first.events[0]!.id]);
+  });
+
+  it("uses a claim floor for a few seconds at most", async () => {
+    const schema = freshSchema();
+    const s = await openStore(schema);
+    const claim = (now: number) =>
+      s.claimEvents({ agentId: "agt_t", limit: 10, leaseMs: 60_000, maxAttempts: 5, now });
+    const queued = events("agt_t", "pod_a", 20);
+    await s.enqueueEvents(queued);
+    const first = await claim(T0);
+    await s.ackEvents({
+      agentId: "agt_t",
+      items: first.events.map((e) => ({ eventId: e.id, result: null })),
+      now: T0,
+    });
+    await claim(T0); // the floor is now at the second ten
+    const c = await admin();
+    await c.query(`UPDATE "${schema}".events SET state = 'pending', acked_at = NULL WHERE id = $1`, [
+      queued[0]!.id,
+    ]);
+    await c.end();
+    expect((await claim(T0 + 1000)).events).toEqual([]);
+    expect((await claim(T0 + 1000 + FLOOR_MAX_AGE_MS + 1)).events.map((e) => e.id)).toEqual([queued[0]!.id]);
   });
 
   it("wakes the other store's listeners through NOTIFY, and its own once, only after commit", async () => {

@@ -16,6 +16,7 @@
  */
 import type pg from "pg";
 import { StoreConflictError, StoreUnavailableError } from "../contract.js";
+import type { ClaimFloors } from "./claim-floors.js";
 
 export type Row = Record<string, unknown>;
 
@@ -30,6 +31,8 @@ export interface Db {
    * and the store's op resolves only once every other replica has dropped its cache (auth-announce.ts).
    */
   authChanged(): Promise<void>;
+  /** Where each agent's claim may start reading (claim-floors.ts); one per store, shared by its transactions. */
+  readonly floors: ClaimFloors;
   /** The NOTIFY channel of this store's schema and the payload prefix that marks our own notifications. */
   readonly channel: string;
   readonly origin: string;

@@ -2,8 +2,8 @@
  * Events, leases, attempts and dead letters on PostgreSQL (semantics: ../README.md).
  *
  * The claim is one statement (style.md, "Queues in SQL"): retire this agent's exhausted leases, then lock
- * up to `limit` ready rows in index order (`events_open`: agent_id, seq WHERE state IN pending/leased)
- * with FOR UPDATE SKIP LOCKED, and lease them, counting the attempt. A row another claim has locked is
+ * up to `limit` ready rows in index order (`events_open`: agent_id, seq WHERE state IN pending/leased),
+ * from the agent's claim floor on (claim-floors.ts), with FOR UPDATE SKIP LOCKED, and lease them, counting the attempt. A row another claim has locked is
  * skipped, and a row another claim leased after our snapshot fails the re-check PostgreSQL applies to the
  * locked row version, so two claims — in one process or on two replicas — never return the same event.
  * Enqueue and requeue NOTIFY in the same statement (delivered on commit) and wake local listeners after.
@@ -40,7 +40,9 @@ const ENQUEUE = `
 // one and is reused. The retire CTE reads events_leased (this
 // agent's ended leases only, so its cost does not grow with the backlog) and skips rows another statement
 // holds (that statement is retiring, claiming or acking them); ready excludes exhausted rows explicitly
-// because all CTEs share one snapshot.
+// because all CTEs share one snapshot. $5 is the agent's claim floor (claim-floors.ts): ready reads
+// events_open from there, and `floor` is the lowest open seq at or above it in this statement's snapshot
+// (before its own updates: the rows it claims are still open), the next claim's floor.
 export const claimSql = (limit: number) => `
   WITH retired AS (
     UPDATE events SET state = 'failed', fail_reason = 'max_attempts', failed_at = lease_expires_at
@@ -51,7 +53,7 @@ export const claimSql = (limit: number) => `
     RETURNING 1),
   ready AS (
     SELECT id, state AS prev_state FROM events
-     WHERE agent_id = $1 AND state IN ('pending', 'leased')
+     WHERE agent_id = $1 AND state IN ('pending', 'leased') AND seq >= (SELECT $5::bigint)
        AND (state = 'pending' OR (lease_expires_at <= $2 AND attempts - attempt_base < $4))
      ORDER BY seq
      LIMIT ${limit}
@@ -60,7 +62,11 @@ export const claimSql = (limit: number) => `
     UPDATE events e SET state = 'leased', attempts = e.attempts + 1, lease_expires_at = $2 + $3
       FROM ready r WHERE e.id = r.id
     RETURNING e.*, r.prev_state)
-  SELECT (SELECT count(*) FROM retired) AS n_retired, c.*, p.payload
+  SELECT (SELECT count(*) FROM retired) AS n_retired,
+         (SELECT seq FROM events
+           WHERE agent_id = $1 AND state IN ('pending', 'leased') AND seq >= (SELECT $5::bigint)
+           ORDER BY seq LIMIT 1) AS floor,
+         c.*, p.payload
     FROM (SELECT 1) one LEFT JOIN claimed c ON true LEFT JOIN event_payloads p ON p.seq = c.seq
    ORDER BY c.seq`;
 
@@ -107,11 +113,14 @@ export function eventOps(db: Db): EventOps {
 
     async claimEvents({ agentId, limit, leaseMs, maxAttempts, now }) {
       if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new RangeError(`claim limit ${limit}`);
+      const { from, generation } = db.floors.start(agentId, now);
       const rows = await db.query(
         claimSql(limit),
-        [agentId, now, leaseMs, maxAttempts],
+        [agentId, now, leaseMs, maxAttempts, from],
         `cap_claim_${limit}`,
       );
+      const floor = rows[0]?.floor;
+      if (floor !== null && floor !== undefined) db.floors.learn(agentId, generation, Number(floor), now);
       const retired = Number(rows[0]?.n_retired ?? 0);
       const claimed = rows.filter((r) => r.id !== null);
       const reclaimed = claimed.filter((r) => r.prev_state === "leased").length;
@@ -158,6 +167,9 @@ export function eventOps(db: Db): EventOps {
         [agentIds, maxAttempts],
         "cap_ready_instants",
       );
+      // Read without a floor: an agent found with a pending event may hold it below its floor (a wake-up
+      // that never arrived), so its next claim reads from the start.
+      for (const r of rows) if (Number(r.at) === 0) db.floors.drop(r.agent_id);
       return rows.map((r) => ({ agentId: r.agent_id, at: Number(r.at) }));
     },
 

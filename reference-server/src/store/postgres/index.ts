@@ -13,6 +13,7 @@ import type { Store, StoreOps } from "../contract.js";
 import { type AckCall, ackBatcher, ackOps, writeAck } from "./acks.js";
 import { agentOps } from "./agents.js";
 import { AuthAnnouncer, listenerName } from "./auth-announce.js";
+import { claimFloors } from "./claim-floors.js";
 import { contentOps } from "./content.js";
 import { type Db, type Row, runQuery, storeError } from "./db.js";
 import { deliveryOps } from "./deliveries.js";
@@ -102,8 +103,12 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const origin = `${randomBytes(6).toString("hex")}|`;
   const listeners = new Set<(agentId: string) => void>();
   const missedListeners = new Set<() => void>();
+  // Every wake-up — an enqueue or requeue committed here, or another replica's NOTIFY — may announce an
+  // open event below the agent's claim floor, so it drops the floor first (claim-floors.ts).
+  const floors = claimFloors();
   const emit = (agentIds: Iterable<string>) => {
     for (const id of new Set(agentIds)) {
+      floors.drop(id);
       for (const l of listeners) {
         try {
           l(id);
@@ -145,6 +150,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     return {
       channel,
       origin,
+      floors,
       wake,
       query,
       async authChanged() {
@@ -171,6 +177,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     onControl: (message, from) => announcer.onControl(message, from),
     onReset: emitAuth,
     onReconnect: () => {
+      floors.dropAll();
       for (const l of missedListeners) {
         try {
           l();
