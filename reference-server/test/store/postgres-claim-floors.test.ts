@@ -3,12 +3,12 @@
  * starts from after each sequence of claims, wake-ups and time.
  */
 import { describe, expect, it } from "vitest";
-import { claimFloors } from "../../src/store/postgres/claim-floors.js";
+import { type ClaimStart, claimFloors } from "../../src/store/postgres/claim-floors.js";
 
 type Step =
   | { claim: string; at: number; saw?: number } // start a claim and learn `saw` as its floor
   | { started: string; at: number } // start a claim that learns later (see `finish`)
-  | { finish: string; at: number; saw: number }
+  | { finish: string; saw: number }
   | { drop: string }
   | { dropAll: true };
 
@@ -29,13 +29,13 @@ describe("claim floors", () => {
     },
     {
       name: "a claim that started before a wake-up learns nothing",
-      steps: [{ started: "a", at: 0 }, { drop: "a" }, { finish: "a", at: 1, saw: 300 }],
+      steps: [{ started: "a", at: 0 }, { drop: "a" }, { finish: "a", saw: 300 }],
       want: { a: 0 },
       at: 10,
     },
     {
       name: "a wake-up of another agent does not stop a claim learning",
-      steps: [{ started: "a", at: 0 }, { drop: "b" }, { finish: "a", at: 1, saw: 300 }],
+      steps: [{ started: "a", at: 0 }, { drop: "b" }, { finish: "a", saw: 300 }],
       want: { a: 300 },
       at: 10,
     },
@@ -45,7 +45,7 @@ describe("claim floors", () => {
         { claim: "a", at: 0, saw: 120 },
         { started: "b", at: 0 },
         { dropAll: true },
-        { finish: "b", at: 1, saw: 80 },
+        { finish: "b", saw: 80 },
       ],
       want: { a: 0, b: 0 },
       at: 10,
@@ -57,6 +57,25 @@ describe("claim floors", () => {
       at: 5001,
     },
     {
+      name: "claims from a floor keep the age of the claim that read from the start",
+      steps: [
+        { claim: "a", at: 0, saw: 120 },
+        { claim: "a", at: 3000, saw: 170 },
+        { claim: "a", at: 4900, saw: 220 },
+      ],
+      want: { a: 0 },
+      at: 5001,
+    },
+    {
+      name: "after its age the next claim reads from the start, and its floor ages anew",
+      steps: [
+        { claim: "a", at: 0, saw: 120 },
+        { claim: "a", at: 5001, saw: 90 },
+      ],
+      want: { a: 90 },
+      at: 9000,
+    },
+    {
       name: "a floor from the future (the clock went back) is not used",
       steps: [{ claim: "a", at: 100, saw: 120 }],
       want: { a: 0 },
@@ -66,13 +85,13 @@ describe("claim floors", () => {
   for (const c of cases) {
     it(c.name, () => {
       const floors = claimFloors(5000);
-      const inFlight = new Map<string, number>();
+      const inFlight = new Map<string, ClaimStart>();
       for (const s of c.steps) {
         if ("claim" in s) {
-          const { generation } = floors.start(s.claim, s.at);
-          if (s.saw !== undefined) floors.learn(s.claim, generation, s.saw, s.at);
-        } else if ("started" in s) inFlight.set(s.started, floors.start(s.started, s.at).generation);
-        else if ("finish" in s) floors.learn(s.finish, inFlight.get(s.finish) as number, s.saw, s.at);
+          const start = floors.start(s.claim, s.at);
+          if (s.saw !== undefined) floors.learn(s.claim, start, s.saw);
+        } else if ("started" in s) inFlight.set(s.started, floors.start(s.started, s.at));
+        else if ("finish" in s) floors.learn(s.finish, inFlight.get(s.finish) as ClaimStart, s.saw);
         else if ("drop" in s) floors.drop(s.drop);
         else floors.dropAll();
       }

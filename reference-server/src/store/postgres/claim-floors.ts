@@ -16,20 +16,31 @@
  * that started before such a drop does not install its floor (the generation check). What may still be
  * missed — a NOTIFY lost with the LISTEN connection — is covered three ways: a reconnect drops every floor,
  * the wake hub's backstop (readyInstants, which reads without a floor) drops the floor of each agent it
- * finds with a pending event, and a floor is used for at most `maxAgeMs` after it was learnt.
+ * finds with a pending event, and a floor is used for at most `maxAgeMs` after the claim that read the
+ * agent's range from its start (the floors learnt from it by later claims keep that claim's age, so a
+ * driver that claims without pause still reads from the start every `maxAgeMs`).
  *
  * Must never: raise a floor above an open event that its claim's snapshot saw, or read the clock (ages are
  * measured in the service's `now`, passed to each claim).
  */
 export interface ClaimFloors {
-  /** Where this agent's claim at `now` may start (0: from the start), and the generation to install with. */
-  start(agentId: string, now: number): { from: number; generation: number };
+  /**
+   * Where this agent's claim at `now` may start (0: from the start), and what to give `learn` afterwards:
+   * the generation, and since when the floor's line of claims has not read from the start.
+   */
+  start(agentId: string, now: number): ClaimStart;
   /** Records the lowest open seq a claim saw, unless the agent was woken since that claim started. */
-  learn(agentId: string, generation: number, seq: number, now: number): void;
+  learn(agentId: string, start: ClaimStart, seq: number): void;
   /** The agent may have an open event below its floor (it was woken): its next claim reads from the start. */
   drop(agentId: string): void;
   /** Wake-ups may have been missed: every agent's next claim reads from the start. */
   dropAll(): void;
+}
+
+export interface ClaimStart {
+  from: number;
+  generation: number;
+  since: number;
 }
 
 /** How long a learnt floor is used; past it the claim reads from the start again and learns anew. */
@@ -45,10 +56,12 @@ export function claimFloors(maxAgeMs = FLOOR_MAX_AGE_MS): ClaimFloors {
     start(agentId, now) {
       const f = floors.get(agentId);
       const fresh = f !== undefined && now - f.at <= maxAgeMs && now >= f.at;
-      return { from: fresh ? f.seq : 0, generation: generationOf(agentId) };
+      return fresh
+        ? { from: f.seq, generation: generationOf(agentId), since: f.at }
+        : { from: 0, generation: generationOf(agentId), since: now };
     },
-    learn(agentId, generation, seq, now) {
-      if (generation === generationOf(agentId)) floors.set(agentId, { seq, at: now });
+    learn(agentId, { generation, since }, seq) {
+      if (generation === generationOf(agentId)) floors.set(agentId, { seq, at: since });
     },
     drop(agentId) {
       floors.delete(agentId);

@@ -113,14 +113,14 @@ export function eventOps(db: Db): EventOps {
 
     async claimEvents({ agentId, limit, leaseMs, maxAttempts, now }) {
       if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new RangeError(`claim limit ${limit}`);
-      const { from, generation } = db.floors.start(agentId, now);
+      const start = db.floors.start(agentId, now);
       const rows = await db.query(
         claimSql(limit),
-        [agentId, now, leaseMs, maxAttempts, from],
+        [agentId, now, leaseMs, maxAttempts, start.from],
         `cap_claim_${limit}`,
       );
       const floor = rows[0]?.floor;
-      if (floor !== null && floor !== undefined) db.floors.learn(agentId, generation, Number(floor), now);
+      if (floor !== null && floor !== undefined) db.floors.learn(agentId, start, Number(floor));
       const retired = Number(rows[0]?.n_retired ?? 0);
       const claimed = rows.filter((r) => r.id !== null);
       const reclaimed = claimed.filter((r) => r.prev_state === "leased").length;
