@@ -41,6 +41,30 @@ export function runEventContract(store: () => Store): void {
       expect(r.expiredLeases).toBe(1);
     });
 
+    it("merges ended leases with pending events oldest first, the limit counting both", async () => {
+      const s = store();
+      const evs = events("agt_a", "pod_a", 6);
+      await s.enqueueEvents(evs);
+      const got = async (now: number, limit: number) =>
+        (await claim("agt_a", now, limit)).events.map((e) => [e.id, e.attempts]);
+      const id = (i: number) => evs[i]!.id;
+      expect(await got(T0, 3)).toEqual([
+        [id(0), 1],
+        [id(1), 1],
+        [id(2), 1],
+      ]);
+      expect(await got(T0 + 500, 1)).toEqual([[id(3), 1]]); // its lease ends 500 ms after the others'
+      // At T0 + LEASE: 0, 1 and 2 have ended, 3 runs, 4 and 5 were never delivered.
+      expect(await got(T0 + LEASE, 1)).toEqual([[id(0), 2]]);
+      expect(await got(T0 + LEASE, 3)).toEqual([
+        [id(1), 2],
+        [id(2), 2],
+        [id(4), 1],
+      ]);
+      expect(await got(T0 + LEASE, 10)).toEqual([[id(5), 1]]);
+      expect(await got(T0 + 500 + LEASE, 10)).toEqual([[id(3), 2]]);
+    });
+
     it("delivers an unacked event at most maxAttempts times, then keeps it as failed from its last lease end", async () => {
       const s = store();
       const [ev] = events("agt_a", "pod_a", 1);

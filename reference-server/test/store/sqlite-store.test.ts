@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { READY_SQL } from "../../src/store/sqlite/events.js";
 import { openSqliteStore } from "../../src/store/sqlite/index.js";
 import { runStoreContract } from "./contract-suite.js";
 import { groupCommitSuite } from "./group-commit-suite.js";
@@ -9,26 +10,30 @@ import { groupCommitSuite } from "./group-commit-suite.js";
 runStoreContract(async () => openSqliteStore({ path: ":memory:" }), "sqlite");
 
 describe("sqlite store specifics", () => {
-  it("claims through the open-events index in insertion order, without a sort step", async () => {
-    const store = openSqliteStore({ path: ":memory:" });
-    // biome-ignore lint/suspicious/noExplicitAny: reaching into the driver for EXPLAIN only
-    const Database = (await import("better-sqlite3")).default as any;
-    const db = new Database(":memory:");
-    db.exec(
-      "CREATE TABLE events (seq INTEGER PRIMARY KEY, agent_id TEXT, state TEXT, lease_expires_at INTEGER, attempts INTEGER);" +
-        "CREATE INDEX events_open ON events (agent_id, seq) WHERE state IN ('pending', 'leased');",
-    );
-    const plan = db
-      .prepare(
-        `EXPLAIN QUERY PLAN SELECT seq FROM events WHERE agent_id = 'a' AND state IN ('pending', 'leased')
-         AND (state = 'pending' OR lease_expires_at <= 5) AND attempts < 5 ORDER BY seq LIMIT 10`,
-      )
-      .all()
-      .map((r: { detail: string }) => r.detail)
-      .join("\n");
-    expect(plan).toContain("events_open");
-    expect(plan).not.toContain("TEMP B-TREE");
-    await store.close();
+  // The claim's ready read (migrations/006): new work from events_pending in index order, ended leases
+  // from events_leased, never a scan of the agent's events or of the table.
+  it("reads ready events through the pending and leased indexes only", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cap-plan-"));
+    const path = join(dir, "k.db");
+    try {
+      await openSqliteStore({ path }).close();
+      // biome-ignore lint/suspicious/noExplicitAny: reaching into the driver for EXPLAIN only
+      const Database = (await import("better-sqlite3")).default as any;
+      const db = new Database(path, { readonly: true });
+      const plan = (sql: string) =>
+        db
+          .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+          .all({ agentId: "a", now: 5, maxAttempts: 5, limit: 10 })
+          .map((r: { detail: string }) => r.detail)
+          .join("\n");
+      const [pending, ended] = [plan(READY_SQL.pending), plan(READY_SQL.endedLeases)];
+      db.close();
+      // In seq order straight from the index: no sort, no table read.
+      expect(pending).toBe("SEARCH events USING COVERING INDEX events_pending (agent_id=?)");
+      expect(ended).toBe("SEARCH events USING INDEX events_leased (agent_id=? AND lease_expires_at<?)");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

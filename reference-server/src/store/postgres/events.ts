@@ -2,11 +2,12 @@
  * Events, leases, attempts and dead letters on PostgreSQL (semantics: ../README.md).
  *
  * The claim is one statement (style.md, "Queues in SQL"): retire this agent's exhausted leases, then lock
- * up to `limit` ready rows in index order (`events_open`: agent_id, seq WHERE state IN pending/leased),
- * from the agent's claim floor on (claim-floors.ts), with FOR UPDATE SKIP LOCKED, and lease them, counting
- * the attempt. A row another claim has locked is skipped, and a row another claim leased after our
- * snapshot fails the re-check PostgreSQL applies to the locked row version, so two claims — in one
- * process or on two replicas — never return the same event.
+ * up to `limit` of the agent's oldest pending rows in index order (`events_pending`: agent_id, seq WHERE
+ * state = 'pending'), from its claim floor on (claim-floors.ts), and up to `limit` of its ended leases
+ * with attempts left (`events_leased`), both with FOR UPDATE SKIP LOCKED, and lease the oldest `limit` of
+ * them, counting the attempt. A row another claim has locked is skipped, and a row another claim leased
+ * after our snapshot fails the re-check PostgreSQL applies to the locked row version, so two claims — in
+ * one process or on two replicas — never return the same event.
  * Enqueue and requeue NOTIFY in the same statement (delivered on commit) and wake local listeners after.
  *
  * Must never: read the clock (every time is `now` from the service), or wait on a row lock inside a claim.
@@ -40,11 +41,15 @@ const ENQUEUE = `
 // its CPU per claim, a third of its time in the batch drain); with a literal the generic plan is the custom
 // one and is reused. The retire CTE reads events_leased (this agent's ended leases only, so its cost does
 // not grow with the backlog) and skips rows another statement holds (that statement is retiring, claiming
-// or acking them); ready excludes exhausted rows explicitly because all CTEs share one snapshot.
+// or acking them); `ended` excludes exhausted rows explicitly because all CTEs share one snapshot.
 // $5 is the agent's claim floor (claim-floors.ts), as an InitPlan so that the generic plan costs what the
 // custom one does (with a bare $5 it cost 8 % more and PostgreSQL went back to planning every claim):
-// ready reads events_open from there, and `floor` is the lowest open seq at or above it in this
-// statement's snapshot (before its own updates: the rows it claims are still open), the next claim's floor.
+// `pending` reads events_pending from there, and `floor` is the lowest pending seq at or above it in this
+// statement's snapshot (before its own updates: the rows it claims are still pending), the next claim's
+// floor. Ended leases are read without a floor (events_leased, by expiry). When an agent has both pending
+// rows and ended leases, up to `limit` of each are locked and the oldest `limit` leased; the rest stay
+// ready and are only skipped by claims running at the same moment. With one index for both states
+// (events_open, before migration 007), a claim inserted an entry into it for every row it leased.
 export const claimSql = (limit: number) => `
   WITH retired AS (
     UPDATE events SET state = 'failed', fail_reason = 'max_attempts', failed_at = lease_expires_at
@@ -53,20 +58,29 @@ export const claimSql = (limit: number) => `
                      AND lease_expires_at <= $2 AND attempts - attempt_base >= $4
                    FOR UPDATE SKIP LOCKED)
     RETURNING 1),
-  ready AS (
-    SELECT id, state AS prev_state FROM events
-     WHERE agent_id = $1 AND state IN ('pending', 'leased') AND seq >= (SELECT $5::bigint)
-       AND (state = 'pending' OR (lease_expires_at <= $2 AND attempts - attempt_base < $4))
+  pending AS (
+    SELECT id, seq, state AS prev_state FROM events
+     WHERE agent_id = $1 AND state = 'pending' AND seq >= (SELECT $5::bigint)
      ORDER BY seq
      LIMIT ${limit}
      FOR UPDATE SKIP LOCKED),
+  ended AS (
+    SELECT id, seq, state AS prev_state FROM events
+     WHERE agent_id = $1 AND state = 'leased' AND lease_expires_at <= $2 AND attempts - attempt_base < $4
+     ORDER BY seq
+     LIMIT ${limit}
+     FOR UPDATE SKIP LOCKED),
+  ready AS (
+    SELECT id, prev_state FROM (SELECT * FROM pending UNION ALL SELECT * FROM ended) both_states
+     ORDER BY seq
+     LIMIT ${limit}),
   claimed AS (
     UPDATE events e SET state = 'leased', attempts = e.attempts + 1, lease_expires_at = $2 + $3
       FROM ready r WHERE e.id = r.id
     RETURNING e.*, r.prev_state)
   SELECT (SELECT count(*) FROM retired) AS n_retired,
          (SELECT seq FROM events
-           WHERE agent_id = $1 AND state IN ('pending', 'leased') AND seq >= (SELECT $5::bigint)
+           WHERE agent_id = $1 AND state = 'pending' AND seq >= (SELECT $5::bigint)
            ORDER BY seq LIMIT 1) AS floor,
          c.*, p.payload
     FROM (SELECT 1) one LEFT JOIN claimed c ON true LEFT JOIN event_payloads p ON p.seq = c.seq
@@ -162,11 +176,16 @@ export function eventOps(db: Db): EventOps {
     async readyInstants({ agentIds, maxAttempts }) {
       if (agentIds.length === 0) return [];
       const rows = await db.query<{ agent_id: string; at: number }>(
-        `SELECT agent_id, min(CASE WHEN state = 'pending' THEN 0 ELSE lease_expires_at END) AS at
-           FROM events
-          WHERE agent_id = ANY($1::text[]) AND state IN ('pending', 'leased')
-            AND (state = 'pending' OR attempts - attempt_base < $2)
-          GROUP BY agent_id`,
+        `SELECT agent_id, at FROM (
+           SELECT a.agent_id,
+                  CASE WHEN EXISTS (SELECT 1 FROM events e WHERE e.agent_id = a.agent_id AND e.state = 'pending')
+                       THEN 0
+                       ELSE (SELECT min(lease_expires_at) FROM events e
+                              WHERE e.agent_id = a.agent_id AND e.state = 'leased'
+                                AND e.attempts - e.attempt_base < $2)
+                  END AS at
+             FROM unnest($1::text[]) AS a(agent_id)) r
+          WHERE at IS NOT NULL`,
         [agentIds, maxAttempts],
         "cap_ready_instants",
       );
@@ -208,7 +227,7 @@ export function eventOps(db: Db): EventOps {
     async failOpenEvents({ agentId, podId, now, reason }) {
       const rows = await db.query(
         `UPDATE events SET state = 'failed', failed_at = $3, fail_reason = $4
-          WHERE agent_id = $1 AND pod_id = $2 AND state IN ('pending', 'leased') RETURNING 1`,
+          WHERE agent_id = $1 AND pod_id = $2 AND (state = 'pending' OR state = 'leased') RETURNING 1`,
         [agentId, podId, now, reason],
       );
       return rows.length;

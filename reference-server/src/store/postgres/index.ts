@@ -103,8 +103,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const origin = `${randomBytes(6).toString("hex")}|`;
   const listeners = new Set<(agentId: string) => void>();
   const missedListeners = new Set<() => void>();
-  // Every wake-up — an enqueue or requeue committed here, or another replica's NOTIFY — may announce an
-  // open event below the agent's claim floor, so it drops the floor first (claim-floors.ts).
+  // Every wake-up — an enqueue or requeue committed here, or another replica's NOTIFY — may announce a
+  // pending event below the agent's claim floor, so it drops the floor first (claim-floors.ts).
   const floors = claimFloors();
   const emit = (agentIds: Iterable<string>) => {
     for (const id of new Set(agentIds)) {
