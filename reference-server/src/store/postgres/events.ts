@@ -184,7 +184,7 @@ export function eventOps(db: Db): EventOps {
                               WHERE e.agent_id = a.agent_id AND e.state = 'leased'
                                 AND e.attempts - e.attempt_base < $2)
                   END AS at
-             FROM unnest($1::text[]) AS a(agent_id)) r
+             FROM (SELECT DISTINCT unnest($1::text[]) AS agent_id) a) r
           WHERE at IS NOT NULL`,
         [agentIds, maxAttempts],
         "cap_ready_instants",

@@ -4,7 +4,8 @@
  * oldest-first order comes from the index, not a sort; ended leases from events_leased (agent_id,
  * lease_expires_at) WHERE state = 'leased', which also serves retire and the next expiry. A poll's cost
  * depends on what the agent holds, not on how many events wait behind it, and an ack (leased → acked)
- * touches one of the two indexes, not both (migrations/006). Attempts are counted at claim. */
+ * touches one of the two indexes, not both (migrations/006). Attempts are counted at claim.
+ */
 import type { ClaimResult, EventOpName, RenewResult, RequeueResult } from "../contract.js";
 import type { EventRecord, QueueStats } from "../records.js";
 import { arrayMapper, columnNames } from "../rows.js";
