@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { FLOOR_MAX_AGE_MS } from "../../src/store/postgres/claim-floors.js";
-import { claimSql } from "../../src/store/postgres/events.js";
+import { claimSql, READY_INSTANTS_SQL } from "../../src/store/postgres/events.js";
 import { openPostgresStore, type PostgresStore } from "../../src/store/postgres/index.js";
 import { loadMigrations } from "../../src/store/postgres/migrate.js";
 import { aMessage, events, T0 } from "./contract-fixtures.js";
@@ -160,6 +160,48 @@ describe.skipIf(!url)(`postgres store specifics${skipped}`, () => {
     expect(plan).toMatch(/Index Scan using events_pending on events/);
     expect(plan).toMatch(/Index Scan using events_leased on events/);
     expect(plan).not.toMatch(/Seq Scan on events/);
+  });
+
+  // The wake hub's backstop asks for every waiting agent; an agent with nothing pending must not cost a
+  // read of the whole table (as EXISTS, PostgreSQL chose a sequential scan for it).
+  it("reads ready instants through the indexes, also for agents with nothing pending", async () => {
+    const schema = freshSchema();
+    const s = await openStore(schema);
+    for (let agent = 0; agent < 20; agent++) await s.enqueueEvents(events(`agt_${agent}`, "pod_a", 200));
+    await s.claimEvents({ agentId: "agt_1", limit: 100, leaseMs: 1000, maxAttempts: 5, now: T0 });
+    await s.claimEvents({ agentId: "agt_1", limit: 100, leaseMs: 1000, maxAttempts: 5, now: T0 + 1 });
+    const c = await admin();
+    await c.query(`SET search_path TO "${schema}"`);
+    await c.query("ANALYZE events");
+    await c.query(`PREPARE ready_under_test AS ${READY_INSTANTS_SQL}`);
+    const plan = (
+      await c.query(
+        "EXPLAIN ANALYZE EXECUTE ready_under_test(ARRAY['agt_1', 'agt_none', 'agt_2', 'agt_1'], 5)",
+      )
+    ).rows
+      .map((r) => r["QUERY PLAN"])
+      .join("\n");
+    const found = (await c.query("EXECUTE ready_under_test(ARRAY['agt_1', 'agt_none', 'agt_2', 'agt_1'], 5)"))
+      .rows;
+    await c.end();
+    expect(plan).toMatch(
+      /Index Only Scan using events_pending on events|Index Scan using events_pending on events/,
+    );
+    expect(plan).toMatch(/Index Scan using events_leased on events/);
+    expect(plan).not.toMatch(/Seq Scan on events/);
+    expect(found.map((r) => [r.agent_id, r.at === null ? null : Number(r.at)]).sort()).toEqual([
+      ["agt_1", T0 + 1000],
+      ["agt_2", 0],
+      ["agt_none", null],
+    ]);
+    expect(
+      (await s.readyInstants({ agentIds: ["agt_1", "agt_none", "agt_2"], now: T0, maxAttempts: 5 }))
+        .map((r) => [r.agentId, r.at])
+        .sort(),
+    ).toEqual([
+      ["agt_1", T0 + 1000],
+      ["agt_2", 0],
+    ]);
   });
 
   // Claims start at the agent's floor (claim-floors.ts); every path that can put an open event below it

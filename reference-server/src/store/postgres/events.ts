@@ -86,6 +86,19 @@ export const claimSql = (limit: number) => `
     FROM (SELECT 1) one LEFT JOIN claimed c ON true LEFT JOIN event_payloads p ON p.seq = c.seq
    ORDER BY c.seq`;
 
+// Per agent, the first pending row in events_pending order, else the earliest lease end: ORDER BY
+// seq LIMIT 1 keeps PostgreSQL on the index (as EXISTS it chose a sequential scan that, for an agent
+// with nothing pending, read the whole table), and COALESCE only reads the leases when nothing is
+// pending. Agents with neither come back with a null `at`, which readyInstants leaves out.
+export const READY_INSTANTS_SQL = `
+  SELECT a.agent_id,
+         COALESCE((SELECT 0::bigint FROM events e
+                    WHERE e.agent_id = a.agent_id AND e.state = 'pending' ORDER BY e.seq LIMIT 1),
+                  (SELECT min(lease_expires_at) FROM events e
+                    WHERE e.agent_id = a.agent_id AND e.state = 'leased'
+                      AND e.attempts - e.attempt_base < $2)) AS at
+    FROM (SELECT DISTINCT unnest($1::text[]) AS agent_id) a`;
+
 const EXHAUSTED = `
   UPDATE events SET state = 'failed', fail_reason = 'max_attempts', failed_at = lease_expires_at
    WHERE id IN (SELECT id FROM events
@@ -175,24 +188,16 @@ export function eventOps(db: Db): EventOps {
 
     async readyInstants({ agentIds, maxAttempts }) {
       if (agentIds.length === 0) return [];
-      const rows = await db.query<{ agent_id: string; at: number }>(
-        `SELECT agent_id, at FROM (
-           SELECT a.agent_id,
-                  CASE WHEN EXISTS (SELECT 1 FROM events e WHERE e.agent_id = a.agent_id AND e.state = 'pending')
-                       THEN 0
-                       ELSE (SELECT min(lease_expires_at) FROM events e
-                              WHERE e.agent_id = a.agent_id AND e.state = 'leased'
-                                AND e.attempts - e.attempt_base < $2)
-                  END AS at
-             FROM (SELECT DISTINCT unnest($1::text[]) AS agent_id) a) r
-          WHERE at IS NOT NULL`,
+      const rows = await db.query<{ agent_id: string; at: number | null }>(
+        READY_INSTANTS_SQL,
         [agentIds, maxAttempts],
         "cap_ready_instants",
       );
+      const ready = rows.filter((r) => r.at !== null);
       // Read without a floor: an agent found with a pending event may hold it below its floor (a wake-up
       // that never arrived), so its next claim reads from the start.
-      for (const r of rows) if (Number(r.at) === 0) db.floors.drop(r.agent_id);
-      return rows.map((r) => ({ agentId: r.agent_id, at: Number(r.at) }));
+      for (const r of ready) if (Number(r.at) === 0) db.floors.drop(r.agent_id);
+      return ready.map((r) => ({ agentId: r.agent_id, at: Number(r.at) }));
     },
 
     async listDeadLetters({ agentId, podId, limit }) {
