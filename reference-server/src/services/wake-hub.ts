@@ -140,7 +140,15 @@ export class WakeHub {
             resolve(r);
           };
           const onAbort = () => done("aborted");
-          const timer = setTimeout(() => done("timer"), hub.slackedDelay(delayMs));
+          // Node runs a timer against its loop's cached millisecond clock, which may lag the real one, so
+          // a timer can fire up to a millisecond or more before its end: re-arm for what is left.
+          const end = performance.now() + hub.slackedDelay(delayMs);
+          const fire = () => {
+            const left = end - performance.now();
+            if (left > 0) timer = setTimeout(fire, left);
+            else done("timer");
+          };
+          let timer = setTimeout(fire, end - performance.now());
           signal?.addEventListener("abort", onAbort, { once: true });
           entry.resolve = done;
         });
