@@ -24,7 +24,7 @@ import type { Store } from "./store/contract.js";
 import { openStore } from "./store/open.js";
 
 /** The record shapes the services speak, for code outside the kernel that names them. */
-export type { EventRecord, PodRole, Store } from "./store/contract.js";
+export type { DeliveredEvent, EventRecord, PodRole, Store } from "./store/contract.js";
 /** What a service throws when the store cannot be reached (the HTTP layer answers 503). */
 export { StoreUnavailableError } from "./store/contract.js";
 

@@ -8,8 +8,7 @@
  * conformance/baselines/production.yaml; docs/mocking-production.md explains it for driver authors.
  */
 import type { IncomingHttpHeaders } from "node:http";
-import type { EventRecord } from "../kernel.js";
-import { wireEvent } from "../services/events.js";
+import { eventsAnswer } from "./events-answer.js";
 import type { PostedMessage, WireProfile } from "./wire-profile.js";
 
 /**
@@ -18,13 +17,13 @@ import type { PostedMessage, WireProfile } from "./wire-profile.js";
  * `message.posted` keeps its name; `summary.ready` and `task.assigned` have no production equivalent
  * (`summary.request` asks the agent to write a summary, it does not hand one over), so they pass as is.
  */
-export function productionType(e: Pick<EventRecord, "type" | "payload">): string {
-  if (e.type === "mention.received")
-    return typeof (e.payload as { replyToMessageId?: unknown } | null)?.replyToMessageId === "string"
+export function productionType(type: string, payload: () => unknown): string {
+  if (type === "mention.received")
+    return typeof (payload() as { replyToMessageId?: unknown } | null)?.replyToMessageId === "string"
       ? "thread.mention"
       : "chat.mention";
-  if (e.type === "heartbeat.tick") return "heartbeat";
-  return e.type;
+  if (type === "heartbeat.tick") return "heartbeat";
+  return type;
 }
 
 /** Field notes (auth): `x-commonly-agent-token` is accepted when no Bearer header is present. */
@@ -40,7 +39,8 @@ export const productionProfile: WireProfile = {
   name: "production",
   agentAuthorization,
   // `_id` beside `id` is in both profiles (field notes: "keep `_id` beside `id`").
-  event: (e) => ({ ...wireEvent(e), type: productionType(e) }),
+  eventsBody: (events) =>
+    eventsAnswer(events, (e) => productionType(e.type, () => JSON.parse(e.payloadJson))),
   // Field notes (ack): "Always answers `200 {success: true}`" — for the caller's own events only, here.
   ackAnswer: () => ({ success: true }),
   // Field notes (post): "Always 200, never 201; body `{success, message: {_id, id, content, createdAt, ...}}`".

@@ -4,7 +4,7 @@
  * each other.
  */
 import type { IncomingHttpHeaders } from "node:http";
-import type { EventRecord } from "../kernel.js";
+import type { DeliveredEvent } from "../kernel.js";
 import type { ProfileName } from "./names.js";
 
 /** What a route knows about a message an agent just posted (the service's answer plus the request). */
@@ -22,8 +22,8 @@ export interface WireProfile {
   readonly name: ProfileName;
   /** The `Authorization` value a CAP request authenticates with (the tokens service parses it). */
   agentAuthorization(headers: IncomingHttpHeaders): string | undefined;
-  /** One event as `GET /events` sends it. */
-  event(e: EventRecord): Record<string, unknown>;
+  /** The body of a `GET /events` answer, as JSON text (events-answer.ts). */
+  eventsBody(events: readonly DeliveredEvent[]): string;
   /** The answer to a successful ack. */
   ackAnswer(): Record<string, unknown>;
   /** Status and body of a successful `POST /pods/{podId}/messages`. */

@@ -7,7 +7,7 @@
 
 import type { components as Cap } from "@commonly/cap-spec/types/cap";
 import { fail } from "../errors/registry.js";
-import type { ClaimInput, EventRecord } from "../store/contract.js";
+import type { ClaimInput, DeliveredEvent } from "../store/contract.js";
 import type { AgentCaller, ServiceDeps } from "./deps.js";
 import type { EventsObserver } from "./events-observer.js";
 
@@ -34,7 +34,7 @@ export async function claimUnderPollId(
   input: ClaimInput,
   pollId: string,
   observer: EventsObserver,
-): Promise<EventRecord[]> {
+): Promise<DeliveredEvent[]> {
   const r = await store.transaction(async (tx) => {
     const held = await tx.findPollDeliveries({ agentId: input.agentId, pollId, now: input.now });
     if (held.length > 0) return { events: held, expiredLeases: 0, newlyFailed: 0 };

@@ -1,29 +1,14 @@
 /**
- * Events: poll (claim with leases, long-poll), ack, renew, and the event's wire shape. The lease rules
+ * Events: poll (claim with leases, long-poll), ack, renew (the wire shape is profiles/events-answer.ts). The lease rules
  * themselves live in the store's claimEvents (one atomic step); this service decides timing and waiting.
  * Must never deliver an event twice inside one lease, or answer a poll after its wait has ended.
  */
-import { iso } from "../clock.js";
 import { fail } from "../errors/registry.js";
-import type { EventRecord } from "../store/contract.js";
+import type { DeliveredEvent } from "../store/contract.js";
 import { claimUnderPollId, deliveryVerbs } from "./deliveries.js";
 import type { AgentCaller, ServiceDeps } from "./deps.js";
 import { type EventsObserver, noopObserver } from "./events-observer.js";
 import type { WakeHub } from "./wake-hub.js";
-
-/** The CAP Event: `id` plus `_id` (same value, non-normative alias read by deployed production drivers). */
-export function wireEvent(e: EventRecord) {
-  return {
-    id: e.id,
-    _id: e.id,
-    type: e.type,
-    podId: e.podId,
-    payload: e.payload,
-    attempts: e.attempts,
-    createdAt: iso(e.createdAt),
-    ...(e.leaseExpiresAt !== null ? { leaseExpiresAt: iso(e.leaseExpiresAt) } : {}),
-  };
-}
 
 export interface PollInput {
   limit: number;
@@ -48,9 +33,9 @@ export function createEventsService(
     now = clock.now(),
     pollId?: string,
     subscribed = 0,
-  ): Promise<EventRecord[]> {
+  ): Promise<DeliveredEvent[]> {
     const input = { agentId, limit, leaseMs, maxAttempts: config.maxAttempts, now };
-    let events: EventRecord[];
+    let events: DeliveredEvent[];
     if (pollId !== undefined) events = await claimUnderPollId(deps, input, pollId, observer);
     else {
       const r = await store.claimEvents(input);
@@ -71,7 +56,7 @@ export function createEventsService(
     async poll(
       caller: AgentCaller,
       { limit, waitSeconds, pollId, signal }: PollInput,
-    ): Promise<EventRecord[]> {
+    ): Promise<DeliveredEvent[]> {
       if (waitSeconds <= 0 || hub.isClosed) return claim(caller.agentId, limit, undefined, pollId);
       const deadline = performance.now() + waitSeconds * 1000;
       const waiter = hub.subscribe(caller.agentId);

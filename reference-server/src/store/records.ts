@@ -154,6 +154,16 @@ export interface EventRecord extends NewEvent {
   availableAt: number | null;
 }
 
+/**
+ * An event as a claim (or a replayed poll) hands it out: its payload still the JSON text the store holds.
+ * The poll answer writes that text as it is; parsing every payload only to stringify it again was about a
+ * tenth of the kernel's CPU in the batch-ack drain (paired runs, docs/benchmarks.md). `parsePayload`
+ * reads it where a value is needed.
+ */
+export interface DeliveredEvent extends Omit<EventRecord, "payload"> {
+  payloadJson: string;
+}
+
 export interface MessageAuthor {
   kind: "human" | "agent";
   /** user id for humans, agent identity id for agents */

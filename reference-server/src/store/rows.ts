@@ -9,6 +9,7 @@
  *
  * Must never: build a mapper per call (module load only), or reshape values beyond decoding.
  */
+import type { DeliveredEvent } from "./records.js";
 import type { Column, Table } from "./schema.js";
 import {
   AGENT_IDENTITIES,
@@ -50,15 +51,36 @@ function literal(tree: Tree): string {
   return `{ ${parts.join(", ")} }`;
 }
 
+export interface MapperOptions {
+  /**
+   * A JSON column handed out as the text the store holds: the record gets `<field>Json` (that text)
+   * instead of `<field>` (DeliveredEvent). Its value is read from the column `<name>_json` (rowMapper) or
+   * from its place in the row (arrayMapper); non-nullable top-level JSON columns only.
+   */
+  storedJson?: string;
+}
+
+/** The column a row mapper reads a stored-JSON column's text from. */
+export const storedJsonColumn = (name: string) => `${name}_json`;
+
 function compile(
   table: Table,
   dialect: Dialect,
   params: string[],
   read: (c: Column) => string,
+  options: MapperOptions = {},
 ): (...args: never[]) => unknown {
   const tree: Tree = new Map();
+  let stored = false;
   for (const c of table.columns) {
     const path = c.field.split(".");
+    if (c.name === options.storedJson) {
+      if (c.kind !== "json" || c.nullable || path.length !== 1)
+        throw new Error(`storedJson: ${table.name}.${c.name} is not a non-nullable top-level JSON column`);
+      tree.set(`${c.field}Json`, read(c));
+      stored = true;
+      continue;
+    }
     let node = tree;
     for (const key of path.slice(0, -1)) {
       let next = node.get(key);
@@ -70,6 +92,8 @@ function compile(
     }
     node.set(path[path.length - 1] as string, decode(c, dialect, read(c)));
   }
+  if (options.storedJson !== undefined && !stored)
+    throw new Error(`storedJson: ${table.name} has no column ${options.storedJson}`);
   const source = `return function ${table.name}Row(${params.join(", ")}) { return ${literal(tree)}; };`;
   return new Function("parse", source)(parse);
 }
@@ -80,6 +104,14 @@ function compile(
  */
 export function rowMapper<R>(table: Table<R>, dialect: Dialect, prefix = ""): (row: Row) => R {
   return compile(table, dialect, ["r"], (c) => `r[${JSON.stringify(prefix + c.name)}]`) as (row: Row) => R;
+}
+
+/** rowMapper for records handed out with one JSON column as its stored text (MapperOptions.storedJson). */
+export function storedJsonRowMapper<R>(table: Table, dialect: Dialect, storedJson: string): (row: Row) => R {
+  const name = (c: Column) => (c.name === storedJson ? storedJsonColumn(c.name) : c.name);
+  return compile(table, dialect, ["r"], (c) => `r[${JSON.stringify(name(c))}]`, { storedJson }) as (
+    row: Row,
+  ) => R;
 }
 
 /**
@@ -93,15 +125,23 @@ export function arrayMapper<R>(
   dialect: Dialect,
   selected: readonly string[],
   given: readonly string[],
+  options: MapperOptions = {},
 ): (row: readonly unknown[], ...given: unknown[]) => R {
   const args = given.map((_, i) => `a${i}`);
-  return compile(table, dialect, ["r", ...args], (c) => {
-    const i = selected.indexOf(c.name);
-    if (i >= 0) return `r[${i}]`;
-    const g = given.indexOf(c.name);
-    if (g < 0) throw new Error(`arrayMapper(${table.name}): column ${c.name} is neither selected nor given`);
-    return `a${g}`;
-  }) as (row: readonly unknown[], ...given: unknown[]) => R;
+  return compile(
+    table,
+    dialect,
+    ["r", ...args],
+    (c) => {
+      const i = selected.indexOf(c.name);
+      if (i >= 0) return `r[${i}]`;
+      const g = given.indexOf(c.name);
+      if (g < 0)
+        throw new Error(`arrayMapper(${table.name}): column ${c.name} is neither selected nor given`);
+      return `a${g}`;
+    },
+    options,
+  ) as (row: readonly unknown[], ...given: unknown[]) => R;
 }
 
 /** The table's record columns, in row-table order. */
@@ -126,6 +166,8 @@ export function recordMappers(dialect: Dialect) {
     toInstallation: rowMapper(INSTALLATIONS, dialect),
     toRuntimeToken: rowMapper(RUNTIME_TOKENS, dialect),
     toEvent: rowMapper(EVENTS, dialect),
+    /** An event with its payload as the stored JSON text, selected as `payload_json` (DeliveredEvent). */
+    toDeliveredEvent: storedJsonRowMapper<DeliveredEvent>(EVENTS, dialect, "payload"),
     toMessage: rowMapper(MESSAGES, dialect),
     toMemory: rowMapper(MEMORY, dialect),
     toIdempotency: rowMapper(IDEMPOTENCY_RECORDS, dialect),

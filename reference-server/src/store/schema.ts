@@ -171,6 +171,11 @@ export const EVENT_PAYLOAD_COLUMNS: readonly string[] = ["payload"];
 /** An event row with its payload, in both dialects: `SELECT ${EVENT_COLUMNS} FROM ${EVENT_ROWS}` (alias `e`). */
 export const EVENT_ROWS = "events e JOIN event_payloads p ON p.seq = e.seq";
 export const EVENT_COLUMNS = "e.*, p.payload";
+/** The same with the payload as its stored JSON text, for toDeliveredEvent (PostgreSQL casts it to text). */
+export const DELIVERED_EVENT_COLUMNS = {
+  sqlite: "e.*, p.payload AS payload_json",
+  postgres: "e.*, p.payload::text AS payload_json",
+} as const;
 
 export const MESSAGES = table<MessageRecord>()("messages", {
   id: "text",

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { type NewEvent, type Store, StoreUnavailableError } from "../../src/store/contract.js";
-import type { EventRecord } from "../../src/store/records.js";
+import type { DeliveredEvent } from "../../src/store/records.js";
 import { anIdentity, aWorld, events, T0 } from "./contract-fixtures.js";
 
 /** A world whose agent holds `n` claimed events (30 s leases). */
@@ -67,7 +67,7 @@ export function groupCommitSuite(
       expect(a2.events.map((e) => e.id)).toHaveLength(2);
       expect(new Set([...a1.events, ...a2.events].map((e) => e.id)).size).toBe(4);
       expect(o1.events).toHaveLength(2);
-      const [e1, e2] = a1.events as [EventRecord, EventRecord];
+      const [e1, e2] = a1.events as [DeliveredEvent, DeliveredEvent];
       const [renewed, single, many, lost] = await Promise.all([
         store.renewLease({ agentId: agent.id, eventId: e1.id, attempts: 1, leaseMs: 60_000, now: T0 + 1 }),
         store.ackEvent({ agentId: agent.id, eventId: e2.id, now: T0 + 1, result: null }),

@@ -214,7 +214,16 @@ async function expectEveryRow(store: Store): Promise<void> {
     maxAttempts: 3,
     now: T0 + 10,
   });
-  expect(claimed.events).toEqual([{ ...events[0], state: "leased", attempts: 1, leaseExpiresAt: T0 + 1010 }]);
+  const { payload, ...first } = events[0]!;
+  expect(claimed.events).toEqual([
+    {
+      ...first,
+      payloadJson: JSON.stringify(payload),
+      state: "leased",
+      attempts: 1,
+      leaseExpiresAt: T0 + 1010,
+    },
+  ]);
   expect(await store.getMessage(message.id)).toEqual(message);
   expect(await store.getMemory(memory.agentId)).toEqual(memory);
   expect(await store.getIdempotencyRecord(idempotency.agentId, idempotency.key)).toEqual(idempotency);

@@ -398,7 +398,7 @@ describe.skipIf(!url)(`postgres store specifics${skipped}`, () => {
       maxAttempts: 5,
       now: T0,
     });
-    expect(claimed.events.map((e) => [e.id, e.type, e.payload])).toEqual([
+    expect(claimed.events.map((e) => [e.id, e.type, JSON.parse(e.payloadJson)])).toEqual([
       ["evt_\u0000", "t\u0000", "\uFFFF0"],
     ]);
     expect(await s.ackEvent({ agentId: "agt_\u0000", eventId: "evt_", now: T0, result: null })).toBe(false);

@@ -69,7 +69,9 @@ describe("sqlite migration 004 (payloads apart from queue rows)", () => {
           maxAttempts: 3,
           now: 10,
         });
-        expect(claimed.events.map((e) => [e.id, e.payload])).toEqual([["evt_1", { n: 1, text: "first" }]]);
+        expect(claimed.events.map((e) => [e.id, JSON.parse(e.payloadJson)])).toEqual([
+          ["evt_1", { n: 1, text: "first" }],
+        ]);
       } finally {
         await store.close();
       }

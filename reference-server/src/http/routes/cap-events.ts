@@ -32,7 +32,8 @@ export async function capEventRoutes(app: FastifyInstance, { kernel, validators,
           ...(pollId !== undefined ? { pollId } : {}),
           signal: gone.signal,
         });
-        return { events: events.map(profile.event) };
+        // Written as text (profiles/events-answer.ts): payloads go out as the store holds them.
+        return reply.type("application/json; charset=utf-8").send(profile.eventsBody(events));
       } finally {
         reply.raw.off("close", onClose);
       }

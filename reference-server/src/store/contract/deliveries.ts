@@ -2,7 +2,7 @@
  * Store operations for the queue verbs added after the first release: release, batch ack, and the
  * deliveries of a `pollId` (semantics: ../README.md, migration 002).
  */
-import type { EventRecord } from "../records.js";
+import type { DeliveredEvent } from "../records.js";
 
 export type ReleaseResult =
   | { status: "released"; availableAt: number }
@@ -46,7 +46,7 @@ export interface DeliveriesStore {
    * released, attempts unchanged since), oldest first. Inside a transaction it also serialises concurrent
    * callers with the same (agentId, pollId) until commit (PostgreSQL: an advisory transaction lock).
    */
-  findPollDeliveries(input: { agentId: string; pollId: string; now: number }): Promise<EventRecord[]>;
+  findPollDeliveries(input: { agentId: string; pollId: string; now: number }): Promise<DeliveredEvent[]>;
   /** Records that these just-claimed deliveries were claimed under `pollId` (for findPollDeliveries). */
   tagPollDeliveries(input: { agentId: string; pollId: string; eventIds: string[] }): Promise<void>;
 }

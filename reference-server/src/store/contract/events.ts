@@ -1,5 +1,5 @@
 /** Store operations for the event queue: enqueue, claim with leases, ack, renew, retire, requeue, views (semantics: ../README.md). */
-import type { EventRecord, NewEvent, QueueStats } from "../records.js";
+import type { DeliveredEvent, EventRecord, NewEvent, QueueStats } from "../records.js";
 
 export interface ClaimInput {
   agentId: string;
@@ -10,8 +10,11 @@ export interface ClaimInput {
 }
 
 export interface ClaimResult {
-  /** The claimed events, oldest first (insertion order), each leased until now + leaseMs, attempts + 1. */
-  events: EventRecord[];
+  /**
+   * The claimed events, oldest first (insertion order), each leased until now + leaseMs, attempts + 1;
+   * payloads as the stored JSON text.
+   */
+  events: DeliveredEvent[];
   /** How many expired leases this call observed: re-claimed events plus events it moved to failed. */
   expiredLeases: number;
   /** How many of this agent's events this call moved to `failed` (attempts exhausted, lease over). */

@@ -110,7 +110,11 @@ export async function runQuery<R extends Row>(
     }
     throw storeError(err);
   }
-  const textColumns = res.fields.filter((f) => TEXT_TYPES.has(f.dataTypeID)).map((f) => f.name);
+  // A column named `*_json` is a JSON value's stored text (json cast to text): JSON.stringify wrote it, so it
+  // never holds U+0000, and any U+FFFF in it is the data's own, not this module's escape.
+  const textColumns = res.fields
+    .filter((f) => TEXT_TYPES.has(f.dataTypeID) && !f.name.endsWith("_json"))
+    .map((f) => f.name);
   if (textColumns.length > 0) {
     for (const row of res.rows as Row[]) {
       for (const c of textColumns) {

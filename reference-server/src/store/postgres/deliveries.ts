@@ -8,9 +8,9 @@
  * Must never: read the clock.
  */
 import type { DeliveryOpName, StoreOps } from "../contract.js";
-import { EVENT_COLUMNS, EVENT_ROWS } from "../schema.js";
+import { DELIVERED_EVENT_COLUMNS, EVENT_ROWS } from "../schema.js";
 import type { Db } from "./db.js";
-import { toEvent } from "./rows.js";
+import { toDeliveredEvent } from "./rows.js";
 
 // The batch ack is in acks.ts.
 type DeliveryOps = Omit<Pick<StoreOps, DeliveryOpName>, "ackEvents">;
@@ -34,7 +34,7 @@ const RELEASE = `
   SELECT r.state, CASE WHEN r.state = 'leased' THEN pg_notify($8, $9 || r.agent_id) END AS notified FROM r`;
 
 const POLL_DELIVERIES = `
-  SELECT ${EVENT_COLUMNS} FROM ${EVENT_ROWS}
+  SELECT ${DELIVERED_EVENT_COLUMNS.postgres} FROM ${EVENT_ROWS}
    WHERE agent_id = $1 AND poll_id = $2 AND state = 'leased' AND poll_id IS NOT NULL
      AND poll_attempts = attempts AND lease_expires_at > $3
      AND (release_attempts IS NULL OR release_attempts <> attempts)
@@ -62,7 +62,7 @@ export function deliveryOps(db: Db): DeliveryOps {
       // commits; outside a transaction the lock is released at once and the read is merely a read.
       await db.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 11))", [`${agentId}\n${pollId}`]);
       const rows = await db.query(POLL_DELIVERIES, [agentId, pollId, now], "cap_poll_deliveries");
-      return rows.map(toEvent);
+      return rows.map(toDeliveredEvent);
     },
 
     async tagPollDeliveries({ agentId, pollId, eventIds }) {

@@ -16,7 +16,7 @@ import type { EventOpName, StoreOps } from "../contract.js";
 import { EVENT_COLUMNS, EVENT_ROWS } from "../schema.js";
 import type { Db } from "./db.js";
 import { json } from "./db.js";
-import { toEvent } from "./rows.js";
+import { toDeliveredEvent, toEvent } from "./rows.js";
 
 // The ack is in acks.ts (one statement with the batch ack, shared by concurrent requests).
 type EventOps = Omit<Pick<StoreOps, EventOpName>, "ackEvent">;
@@ -82,7 +82,7 @@ export const claimSql = (limit: number) => `
          (SELECT seq FROM events
            WHERE agent_id = $1 AND state = 'pending' AND seq >= (SELECT $5::bigint)
            ORDER BY seq LIMIT 1) AS floor,
-         c.*, p.payload
+         c.*, p.payload::text AS payload_json
     FROM (SELECT 1) one LEFT JOIN claimed c ON true LEFT JOIN event_payloads p ON p.seq = c.seq
    ORDER BY c.seq`;
 
@@ -154,7 +154,11 @@ export function eventOps(db: Db): EventOps {
       const retired = Number(rows[0]?.n_retired ?? 0);
       const claimed = rows.filter((r) => r.id !== null);
       const reclaimed = claimed.filter((r) => r.prev_state === "leased").length;
-      return { events: claimed.map(toEvent), expiredLeases: retired + reclaimed, newlyFailed: retired };
+      return {
+        events: claimed.map(toDeliveredEvent),
+        expiredLeases: retired + reclaimed,
+        newlyFailed: retired,
+      };
     },
 
     getEvent,

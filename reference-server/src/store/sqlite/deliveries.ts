@@ -5,8 +5,8 @@
  * attempts`, so claim, retire and lease-expiry wake-ups need no change (see migrations/002).
  */
 import type { DeliveryOpName, ReleaseResult } from "../contract.js";
-import { EVENT_COLUMNS } from "../schema.js";
-import { json, type Row, toEvent } from "./rows.js";
+import { DELIVERED_EVENT_COLUMNS } from "../schema.js";
+import { json, type Row, toDeliveredEvent } from "./rows.js";
 import type { SqliteContext, SyncOps } from "./types.js";
 
 type DeliveryOps = Pick<SyncOps, DeliveryOpName>;
@@ -36,7 +36,7 @@ export function deliveryOps({ db, notify }: SqliteContext): DeliveryOps {
     ),
     own: db.prepare("SELECT 1 FROM events WHERE id = ? AND agent_id = ?"),
     pollDeliveries: db.prepare(
-      `SELECT ${EVENT_COLUMNS} FROM events e INDEXED BY events_poll JOIN event_payloads p ON p.seq = e.seq
+      `SELECT ${DELIVERED_EVENT_COLUMNS.sqlite} FROM events e INDEXED BY events_poll JOIN event_payloads p ON p.seq = e.seq
        WHERE agent_id = @agentId AND poll_id = @pollId AND state = 'leased' AND poll_id IS NOT NULL
          AND poll_attempts = attempts AND ${HELD}
        ORDER BY e.seq`,
@@ -82,7 +82,7 @@ export function deliveryOps({ db, notify }: SqliteContext): DeliveryOps {
     releaseEvent: (input) => releaseTx(input),
     ackEvents: (input) => ackManyTx(input),
     // One writer at a time (BEGIN IMMEDIATE) already serialises callers with the same pollId.
-    findPollDeliveries: (input) => (q.pollDeliveries.all(input) as Row[]).map(toEvent),
+    findPollDeliveries: (input) => (q.pollDeliveries.all(input) as Row[]).map(toDeliveredEvent),
     tagPollDeliveries: (input) => {
       if (input.eventIds.length > 0) tagTx(input);
     },

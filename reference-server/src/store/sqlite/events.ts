@@ -7,7 +7,7 @@
  * touches one of the two indexes, not both (migrations/006). Attempts are counted at claim.
  */
 import type { ClaimResult, EventOpName, RenewResult, RequeueResult } from "../contract.js";
-import type { EventRecord, QueueStats } from "../records.js";
+import type { DeliveredEvent, QueueStats } from "../records.js";
 import { arrayMapper, columnNames } from "../rows.js";
 import { EVENT_COLUMNS, EVENT_ROWS, EVENTS } from "../schema.js";
 import { insertOrConflict } from "./agents.js";
@@ -25,13 +25,16 @@ const CLAIMED = CLAIM_SELECTED.join(", ");
 const SEQ = 0;
 const PAYLOAD = CLAIM_SELECTED.length; // after the selected columns: the payload's subquery
 const ATTEMPTS = CLAIM_SELECTED.indexOf("attempts");
-const toClaimed = arrayMapper(EVENTS, "sqlite", CLAIM_SELECTED, CLAIM_GIVEN) as (
+// The payload stays the stored JSON text (DeliveredEvent): the poll answer writes it as it is.
+const toClaimed = arrayMapper(EVENTS, "sqlite", CLAIM_SELECTED, CLAIM_GIVEN, {
+  storedJson: "payload",
+}) as unknown as (
   row: readonly unknown[],
   agentId: string,
   state: "leased",
   leaseExpiresAt: number,
-  payload: string,
-) => EventRecord;
+  payloadJson: string,
+) => DeliveredEvent;
 
 // A claim's ready events are the oldest pending ones (the index alone answers) and the ended leases with
 // attempts left, merged in seq order. Two statements and a merge in JS only when there are ended leases:
@@ -153,7 +156,7 @@ export function eventOps({ db, notify, idle, freshen }: SqliteContext): EventOps
     const rows = q.claim.all({ seqs: JSON.stringify(seqs), leaseUntil }) as unknown[][];
     rows.sort((a, b) => (a[SEQ] as number) - (b[SEQ] as number));
     let reclaimed = 0;
-    const events = rows.map((r): EventRecord => {
+    const events = rows.map((r): DeliveredEvent => {
       if ((r[ATTEMPTS] as number) > 1) reclaimed++;
       const payload = r[PAYLOAD];
       if (typeof payload !== "string") throw new Error(`event ${String(r[SEQ])} has no payload row`);

@@ -15,6 +15,7 @@ export const {
   toInstallation,
   toRuntimeToken,
   toEvent,
+  toDeliveredEvent,
   toMessage,
   toMemory,
   toIdempotency,
