@@ -71,8 +71,11 @@ export function createKernel(options: KernelOptions) {
       ping: () => store.ping(),
       queueStats: () => store.queueStats(),
     },
-    /** Closes the store (after the HTTP app, if any, has closed). */
-    close: () => store.close(),
+    /** Writes what is still buffered and closes the store (after the HTTP app, if any, has closed). */
+    close: async () => {
+      await tokens.touches.close();
+      await store.close();
+    },
   };
 }
 

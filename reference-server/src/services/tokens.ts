@@ -8,8 +8,12 @@ import { newId, newRuntimeToken, newUserToken, RUNTIME_TOKEN, sha256Hex, USER_TO
 import type { InstallationRecord, RuntimeTokenRecord, StoreOps, UserTokenRecord } from "../store/contract.js";
 import type { AgentCaller, ServiceDeps, UserCaller } from "./deps.js";
 import { createTokenCache } from "./token-cache.js";
+import { createTokenTouches } from "./token-touches.js";
 
-/** lastUsedAt is refreshed at most this often, so authentication stays a read on the hot path. */
+/**
+ * lastUsedAt is refreshed at most this often per token, and written in batches (token-touches.ts), so
+ * authentication stays a read on the hot path.
+ */
 const TOUCH_INTERVAL_MS = 60_000;
 
 /** The bearer value of an Authorization header; throws auth_required for a missing header or other scheme. */
@@ -29,9 +33,12 @@ export interface IssuedRuntimeToken {
 export function createTokensService({ store, clock }: ServiceDeps) {
   // Look-ups are cached; revocation, uninstall and user deletion drop the cache on every replica.
   const cache = createTokenCache(store);
+  const touches = createTokenTouches(store);
   return {
     /** The token cache (size for tests); close() stops it when the kernel shuts down. */
     cache,
+    /** lastUsedAt refreshes waiting to be written; the kernel flushes them before its store closes. */
+    touches,
 
     async authenticateAgent(authorization?: string): Promise<AgentCaller> {
       const value = bearerValue(authorization);
@@ -48,7 +55,7 @@ export function createTokensService({ store, clock }: ServiceDeps) {
         fail("token_revoked");
       const now = clock.now();
       if (token.lastUsedAt === null || now - token.lastUsedAt > TOUCH_INTERVAL_MS) {
-        await store.touchRuntimeToken(token.id, now);
+        touches.touch(token.id, now);
         token.lastUsedAt = now; // the cached copy too, so the next request does not touch again
       }
       return {

@@ -52,7 +52,11 @@ describe("events service (virtual time)", () => {
       "bot",
       {},
     );
-    const lastUsed = async () => (await store.listRuntimeTokens({ agentId })).at(-1)!.lastUsedAt;
+    // Refreshes are written in batches (token-touches.ts): flush before reading what the store holds.
+    const lastUsed = async () => {
+      await k.tokens.touches.flush();
+      return (await store.listRuntimeTokens({ agentId })).at(-1)!.lastUsedAt;
+    };
     await k.tokens.authenticateAgent(`Bearer ${token}`);
     const first = await lastUsed();
     expect(first).toBe(clock.now());

@@ -49,7 +49,7 @@ export const READY_SQL = {
                    AND attempts - attempt_base < @maxAttempts`,
 };
 
-export function eventOps({ db, notify, idle, freshen }: SqliteContext): EventOps {
+export function eventOps({ db, notify, idle, isIdle }: SqliteContext): EventOps {
   const prepared = statementCache(db);
   const q = {
     insert: db.prepare(
@@ -126,13 +126,6 @@ export function eventOps({ db, notify, idle, freshen }: SqliteContext): EventOps
       `SELECT ${EVENT_COLUMNS} FROM ${EVENT_ROWS} WHERE e.pod_id = ? ORDER BY e.seq DESC LIMIT ?`,
     ),
     stats: db.prepare("SELECT state, COUNT(*) AS n FROM events GROUP BY state"),
-  };
-
-  /** True when the agent is marked idle and no other process has written since (see SqliteContext.idle). */
-  const isIdle = (agentId: string): boolean => {
-    if (!idle.has(agentId)) return false;
-    freshen();
-    return idle.has(agentId);
   };
 
   const insertMany = db.transaction((rows: Parameters<SyncOps["enqueueEvents"]>[0]) => {

@@ -10,7 +10,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
-import { type Store, type StoreOps, StoreUnavailableError } from "../contract.js";
+import { type ClaimInput, type Store, type StoreOps, StoreUnavailableError } from "../contract.js";
 import { agentOps } from "./agents.js";
 import { NO_CHANGE_COUNTER, openChangeCounter } from "./change-counter.js";
 import { contentOps } from "./content.js";
@@ -120,12 +120,18 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   const dropUndoable = () => {
     for (const drop of undoables) drop();
   };
+  const freshen = () => {
+    if (!lookedThisTurn) checkVersion();
+  };
   const ctx: SqliteContext = {
     db,
     idle,
-    freshen: () => {
-      if (!lookedThisTurn) checkVersion();
+    isIdle: (agentId) => {
+      if (!idle.has(agentId)) return false;
+      freshen();
+      return idle.has(agentId);
     },
+    freshen,
     undoable: (drop) => {
       undoables.push(drop);
     },
@@ -296,6 +302,15 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
       return group.submit({ inBatch: run, alone: run });
     };
   }
+  // An idle agent's claim (a driver waiting in long-polls with nothing queued) reads and writes nothing,
+  // so it is answered without joining a batch: the queue, the turn's wait and the lock cost more than
+  // the claim (idle bench). A write that readies an event and is still queued has not committed; the
+  // poll then waits and that write's notify wakes it.
+  const groupedClaim = storeOps.claimEvents as StoreOps["claimEvents"];
+  storeOps.claimEvents = ((input: ClaimInput) =>
+    ctx.isIdle(input.agentId)
+      ? Promise.resolve({ events: [], expiredLeases: 0, newlyFailed: 0 })
+      : groupedClaim(input)) as AnyFn;
 
   let closed = false;
   const store: Store = {

@@ -19,6 +19,8 @@ export interface SqliteContext {
    * event at their last claim. notify() and every rollback drop marks; another process's commit drops all.
    */
   idle: Set<string>;
+  /** True when the agent is marked idle and no other process has written since (freshen first). */
+  isIdle(agentId: string): boolean;
   /**
    * Drops every mark of `idle` (and every undoable cache) when another connection has committed since;
    * it looks at most once per event-loop turn, so a foreign commit is seen from the next turn on.
