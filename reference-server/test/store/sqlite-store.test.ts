@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { READY_SQL } from "../../src/store/sqlite/events.js";
+import { CLAIM_PENDING_SQL, READY_SQL } from "../../src/store/sqlite/events.js";
 import { openSqliteStore } from "../../src/store/sqlite/index.js";
 import { runStoreContract } from "./contract-suite.js";
 import { groupCommitSuite } from "./group-commit-suite.js";
@@ -27,10 +27,21 @@ describe("sqlite store specifics", () => {
           .map((r: { detail: string }) => r.detail)
           .join("\n");
       const [pending, ended] = [plan(READY_SQL.pending), plan(READY_SQL.endedLeases)];
+      const positional = (sql: string) =>
+        db
+          .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+          .all(...(sql.includes("json_each") ? ["[1]"] : [5, "a", 9]))
+          .map((r: { detail: string }) => r.detail)
+          .join("\n");
+      const [claim, readBack] = [positional(CLAIM_PENDING_SQL.update), positional(CLAIM_PENDING_SQL.read)];
       db.close();
       // In seq order straight from the index: no sort, no table read.
       expect(pending).toBe("SEARCH events USING COVERING INDEX events_pending (agent_id=?)");
       expect(ended).toBe("SEARCH events USING INDEX events_leased (agent_id=? AND lease_expires_at<?)");
+      // The claim of pending events walks only this agent's pending entries up to the last one read; its
+      // read-back looks each claimed row up by seq.
+      expect(claim).toBe("SEARCH events USING INDEX events_pending (agent_id=? AND seq<?)");
+      expect(readBack).toMatch(/^SEARCH e USING INTEGER PRIMARY KEY \(rowid=\?\)/m);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

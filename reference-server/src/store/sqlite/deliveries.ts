@@ -6,6 +6,7 @@
  */
 import type { DeliveryOpName, ReleaseResult } from "../contract.js";
 import { DELIVERED_EVENT_COLUMNS } from "../schema.js";
+import { ACK_SQL } from "./events.js";
 import { json, type Row, toDeliveredEvent } from "./rows.js";
 import type { SqliteContext, SyncOps } from "./types.js";
 
@@ -30,10 +31,7 @@ export function deliveryOps({ db, notify }: SqliteContext): DeliveryOps {
        WHERE id = @id AND agent_id = @agentId AND attempts = @attempts AND ${HELD}
          AND attempts - attempt_base >= @maxAttempts`,
     ),
-    ack: db.prepare(
-      `UPDATE events SET state = 'acked', acked_at = @now, result = @result
-       WHERE id = @id AND agent_id = @agentId AND state != 'acked'`,
-    ),
+    ack: db.prepare(ACK_SQL),
     own: db.prepare("SELECT 1 FROM events WHERE id = ? AND agent_id = ?"),
     pollDeliveries: db.prepare(
       `SELECT ${DELIVERED_EVENT_COLUMNS.sqlite} FROM events e INDEXED BY events_poll JOIN event_payloads p ON p.seq = e.seq
@@ -67,7 +65,7 @@ export function deliveryOps({ db, notify }: SqliteContext): DeliveryOps {
 
   const ackManyTx = db.transaction(({ agentId, items, now }: Parameters<SyncOps["ackEvents"]>[0]) =>
     items.map(({ eventId, result }) => {
-      if (q.ack.run({ id: eventId, agentId, now, result: json(result) }).changes === 1) return true;
+      if (q.ack.run(now, json(result), eventId, agentId).changes === 1) return true;
       return q.own.get(eventId, agentId) !== undefined;
     }),
   );

@@ -49,6 +49,30 @@ export const READY_SQL = {
                    AND attempts - attempt_base < @maxAttempts`,
 };
 
+/**
+ * A claim of pending events only (the usual one): the agent's pending rows up to the last seq the ready
+ * read returned — exactly those rows, inside the claim's transaction — updated through events_pending,
+ * then read back with their payloads. Against `seq IN (json_each(…)) RETURNING …` (still used when ended
+ * leases are mixed in), whose RETURNING rows go through a temporary table, a tenth less per claimed event
+ * (measured on the store alone, variants interleaved on identical databases). Positional parameters:
+ * lease end, agent, last seq; then the seqs as a JSON array. Exported for the plan test.
+ */
+export const CLAIM_PENDING_SQL = {
+  update: `UPDATE events INDEXED BY events_pending
+             SET state = 'leased', attempts = attempts + 1, lease_expires_at = ?
+           WHERE agent_id = ? AND state = 'pending' AND seq <= ?`,
+  read: `SELECT ${CLAIM_SELECTED.map((c) => `e.${c}`).join(", ")}, p.payload
+           FROM events e JOIN event_payloads p ON p.seq = e.seq
+          WHERE e.seq IN (SELECT value FROM json_each(?))`,
+};
+
+/**
+ * The ack of one event (single and batch ack): parameters now, result, id, agent. Positional, because
+ * binding four named parameters from an object cost 0.6–0.8 µs more per ack (a sixth of the statement).
+ */
+export const ACK_SQL = `UPDATE events SET state = 'acked', acked_at = ?, result = ?
+  WHERE id = ? AND agent_id = ? AND state != 'acked'`;
+
 export function eventOps({ db, notify, idle, isIdle }: SqliteContext): EventOps {
   const prepared = statementCache(db);
   const q = {
@@ -83,14 +107,13 @@ export function eventOps({ db, notify, idle, isIdle }: SqliteContext): EventOps 
        RETURNING ${CLAIMED}, (SELECT p.payload FROM event_payloads p WHERE p.seq = events.seq)`,
       )
       .raw(),
+    claimPending: db.prepare(CLAIM_PENDING_SQL.update),
+    claimedRows: db.prepare(CLAIM_PENDING_SQL.read).raw(),
     anyLeased: db.prepare(
       "SELECT 1 FROM events INDEXED BY events_leased WHERE agent_id = ? AND state = 'leased'",
     ),
     get: db.prepare(`SELECT ${EVENT_COLUMNS} FROM ${EVENT_ROWS} WHERE e.id = ?`),
-    ack: db.prepare(
-      `UPDATE events SET state = 'acked', acked_at = @now, result = @result
-       WHERE id = @id AND agent_id = @agentId AND state != 'acked'`,
-    ),
+    ack: db.prepare(ACK_SQL),
     owner: db.prepare("SELECT agent_id FROM events WHERE id = ?").pluck(),
     renew: db.prepare(
       `UPDATE events SET lease_expires_at = @leaseUntil
@@ -146,7 +169,12 @@ export function eventOps({ db, notify, idle, isIdle }: SqliteContext): EventOps 
       return { events: [], expiredLeases: newlyFailed, newlyFailed };
     }
     const leaseUntil = now + leaseMs;
-    const rows = q.claim.all({ seqs: JSON.stringify(seqs), leaseUntil }) as unknown[][];
+    let rows: unknown[][];
+    if (ended.length === 0) {
+      const changed = q.claimPending.run(leaseUntil, agentId, pending[pending.length - 1]).changes;
+      if (changed !== pending.length) throw new Error(`claim leased ${changed} of ${pending.length} events`);
+      rows = q.claimedRows.all(JSON.stringify(pending)) as unknown[][];
+    } else rows = q.claim.all({ seqs: JSON.stringify(seqs), leaseUntil }) as unknown[][];
     rows.sort((a, b) => (a[SEQ] as number) - (b[SEQ] as number));
     let reclaimed = 0;
     const events = rows.map((r): DeliveredEvent => {
@@ -160,7 +188,7 @@ export function eventOps({ db, notify, idle, isIdle }: SqliteContext): EventOps 
 
   // One statement on the hot path; the read only runs for repeated acks and unknown or foreign ids.
   const ackTx = ({ agentId, eventId, now, result }: Parameters<SyncOps["ackEvent"]>[0]): boolean => {
-    if (q.ack.run({ id: eventId, agentId, now, result: json(result) }).changes === 1) return true;
+    if (q.ack.run(now, json(result), eventId, agentId).changes === 1) return true;
     return q.owner.get(eventId) === agentId;
   };
 
