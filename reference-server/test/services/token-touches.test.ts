@@ -103,7 +103,13 @@ describe("token touches", () => {
   it("never makes the caller wait: a touch returns while the store's transaction hangs", async () => {
     const { wrapped } = await setup(1);
     let started = 0;
-    const hanging: Store = { ...wrapped, transaction: () => (started++, new Promise(() => undefined)) };
+    const hanging: Store = {
+      ...wrapped,
+      transaction: () => {
+        started++;
+        return new Promise(() => undefined);
+      },
+    };
     const touches = createTokenTouches(hanging, 1);
     expect(touches.touch("rtk_0", T0)).toBeUndefined();
     await eventually(() => started === 1, "the flush has started");
