@@ -23,9 +23,14 @@ class LeaseKeeper:
         on_error: Callable[[Dict[str, Any], Exception], None],
         on_lost: Callable[[Dict[str, Any], CapSdkError], None],
         on_unsupported: Callable[[], None],
+        left: Optional[float] = None,
     ) -> None:
         self._client = client
         self._interval = max(0.01, lease * renew_at)
+        # The first renewal comes after the same share of what is left of the batch's lease (`left`, from
+        # its `leaseExpiresAt`): a replayed poll hands back deliveries claimed earlier, whose lease would
+        # otherwise lapse before a whole interval has passed.
+        self._first = self._interval if left is None else min(self._interval, max(0.0, left * renew_at))
         self._held: Dict[str, Dict[str, Any]] = {}
         self._lock = threading.Lock()
         self._done = StopSignal()
@@ -50,7 +55,7 @@ class LeaseKeeper:
             self._thread.join(timeout=5)
 
     def _run(self) -> None:
-        wait = self._interval
+        wait = self._first
         while not self._done.wait(wait):
             wait = self._interval
             with self._lock:

@@ -268,17 +268,22 @@ class _DriverLoop:
         self.emit("on_poll_mode", {"mode": "interval", "reason": f"two empty polls answered in under {threshold:g} s: waitSeconds is ignored"})
 
     # ---- a batch ----------------------------------------------------------------------------------
-    def _lease_length(self, event: Dict[str, Any]) -> float:
-        if self.info:
-            return float(self.info["leaseSeconds"])
+    def _lease_left(self, event: Dict[str, Any]) -> Optional[float]:
+        """Seconds left of the event's lease by its `leaseExpiresAt`, or None when it does not say."""
         expires = event.get("leaseExpiresAt")
         if isinstance(expires, str):
             try:
-                left = datetime.fromisoformat(expires.replace("Z", "+00:00")).timestamp() - time.time()
-                if left > 0:
-                    return left
+                return datetime.fromisoformat(expires.replace("Z", "+00:00")).timestamp() - time.time()
             except ValueError:
-                pass
+                return None
+        return None
+
+    def _lease_length(self, event: Dict[str, Any]) -> float:
+        if self.info:
+            return float(self.info["leaseSeconds"])
+        left = self._lease_left(event)
+        if left is not None and left > 0:
+            return left
         return self.lease_seconds
 
     def _run_batch(self, events: List[Dict[str, Any]]) -> float:
@@ -306,6 +311,7 @@ class _DriverLoop:
                 on_error=lambda e, err: self.emit("on_error", {"stage": "renew", "error": err, "event": e}),
                 on_lost=on_lost,
                 on_unsupported=unsupported,
+                left=self._lease_left(events[0]),
             )
             for event in events:
                 keeper.hold(event)

@@ -4,9 +4,11 @@ lease keeping of waiting events, poll-mode fallbacks, hooks and signals, against
 from __future__ import annotations
 
 import os
+import time
 import signal
 import threading
 import unittest
+from datetime import datetime, timezone
 
 from cap_sdk import CapHttpError, CapSdkError, MemoryHandledStore, StopSignal, reply_key, run_driver
 from helpers.fake_client import FakeClient, event, not_found
@@ -138,6 +140,18 @@ class Leases(unittest.TestCase):
         wait_until(lambda: len(client.named("ack")) == 2, "both acked")
         finish()
         self.assertIn(("renew", "second", 3), client.named("renew"))
+
+    def test_renews_a_replayed_batch_by_what_is_left_of_its_lease(self) -> None:
+        # A replayed poll hands back a delivery claimed 29 s into its 30 s lease: one second is left.
+        replayed = dict(event("late"), leaseExpiresAt=datetime.fromtimestamp(time.time() + 1, timezone.utc).isoformat())
+        client = FakeClient(["renew"], [[replayed]], lease_seconds=30)
+        release = threading.Event()
+        finish, _ = background(client, lambda e, c: release.wait(30), renew_at=0.5)
+        # Renewed within what is left, not after half a whole lease (15 s).
+        wait_until(lambda: client.named("renew"), "the replayed delivery is renewed", timeout=5)
+        release.set()
+        wait_until(lambda: client.named("ack"), "acked")
+        finish()
 
     def test_renews_nothing_where_the_kernel_cannot(self) -> None:
         client = FakeClient([], [[event("a")]], lease_seconds=1)

@@ -91,6 +91,7 @@ class DriverLoop {
       sleep: this.#sleep,
       renewAt: options.renewAt ?? 0.5,
       leaseMs: (event) => this.#leaseMs(event),
+      leftMs: (event) => this.#leftMs(event),
       onRenew: (event, leaseExpiresAt) => this.#emit("onRenew", { event, leaseExpiresAt }),
       onError: (event, error) => this.#emit("onError", { stage: "renew", error, event }),
       onLost: (event, error) => this.#onLost(event, error),
@@ -311,6 +312,12 @@ class DriverLoop {
     await this.#remember(event, result);
     await this.#ack(event, result, false);
     return undefined;
+  }
+
+  /** What is left of `event`'s lease by its `leaseExpiresAt` (the whole assumed lease without one). */
+  #leftMs(event: Event): number {
+    const left = event.leaseExpiresAt ? Date.parse(event.leaseExpiresAt) - this.#clock() : Number.NaN;
+    return Number.isFinite(left) ? left : this.#leaseMs(event);
   }
 
   #leaseMs(event: Event): number {

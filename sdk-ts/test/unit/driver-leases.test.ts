@@ -294,4 +294,30 @@ describe("runDriver polls with a pollId", () => {
     expect(seen[0]![1]).toBeLessThan(30_000);
     await t.finish();
   });
+
+  it("renews a replayed delivery by what is left of its lease, before that lease ends", async () => {
+    const t = setup();
+    const id = t.kernel.enqueue("task.assigned", {});
+    const realPoll = t.kernel.poll.bind(t.kernel);
+    let claimedAt = 0;
+    let lost = false;
+    t.kernel.poll = async (query, options) => {
+      const answer = await realPoll(query, options);
+      if (!lost && answer.events.length > 0) {
+        lost = true; // claimed now; the answer is lost and the retry comes 20 s into the 30 s lease
+        claimedAt = time.now;
+        await time.sleep(20_000);
+        throw new CapSdkError("network", "socket hang up");
+      }
+      return answer;
+    };
+    t.start({ handle: async () => void (await time.sleep(30_000)) });
+    await eventually(() => t.kernel.acked(id), "the replayed delivery is acked");
+    const renews = t.kernel.renews.filter((r) => r.id === id);
+    expect(renews.length).toBeGreaterThan(0);
+    expect(renews[0]!.at - claimedAt).toBeLessThan(30_000);
+    expect(t.log.filter((l) => l.startsWith("lost:"))).toEqual([]);
+    expect(t.kernel.rows.find((r) => r.event.id === id)?.event.attempts).toBe(1);
+    await t.finish();
+  });
 });

@@ -18,8 +18,13 @@ export interface LeaseSetOptions {
   sleep: Sleep;
   /** Fraction of the lease after which to renew. */
   renewAt: number;
-  /** The lease length to assume for a freshly claimed event, in ms. */
+  /** The lease length to assume for a freshly claimed event, in ms: what a renewal grants. */
   leaseMs(event: Event): number;
+  /**
+   * How much of this delivery's lease is left now, in ms (from its `leaseExpiresAt`). Less than a whole
+   * lease when a replayed poll hands back deliveries claimed earlier.
+   */
+  leftMs(event: Event): number;
   onRenew(event: Event, leaseExpiresAt: string): void;
   onError(event: Event, error: unknown): void;
   onLost(event: Event, error: CapSdkError): void;
@@ -52,11 +57,14 @@ export class LeaseSet {
     return this.#held.has(id);
   }
 
-  /** Start keeping the lease of `event` (just claimed by a poll). */
+  /** Start keeping the lease of `event` (just claimed by a poll, or handed back by a replayed one). */
   hold(event: Event): void {
     if (this.#closed) return;
     const interval = Math.max(10, this.#o.leaseMs(event) * this.#o.renewAt);
-    this.#held.set(event.id, { event, interval, due: this.#o.clock() + interval });
+    // The first renewal comes after the same share of what is left of this lease, not of a whole one:
+    // a delivery replayed 20 s into a 30 s lease would otherwise lapse before its first renewal.
+    const first = Math.min(interval, Math.max(0, this.#o.leftMs(event) * this.#o.renewAt));
+    this.#held.set(event.id, { event, interval, due: this.#o.clock() + first });
     this.#kick();
   }
 
