@@ -308,12 +308,24 @@ describe.each(stores)("queue verbs on %s", (_, openStore) => {
       },
     );
 
-    it("sends Cache-Control: no-store on every poll answer", async () => {
+    it("sends Cache-Control: no-store on every poll answer, refusals included", async () => {
       await emit();
-      expect((await w.cap(w.alpha.token, "GET", "/events")).headers["cache-control"]).toBe("no-store");
-      expect((await w.cap(w.alpha.token, "GET", "/events?pollId=x")).headers["cache-control"]).toBe(
-        "no-store",
-      );
+      const answers = [
+        await w.cap(w.alpha.token, "GET", "/events"),
+        await w.cap(w.alpha.token, "GET", "/events?pollId=x"),
+        await w.cap(w.alpha.token, "GET", "/events?pollId=not%20valid"),
+        await w.cap(w.alpha.token, "GET", "/events?limit=0"),
+        await w.cap("cm_agent_" + "0".repeat(64), "GET", "/events"),
+        await w.cap("", "GET", "/events"),
+      ];
+      expect(answers.map((a) => [a.statusCode, a.headers["cache-control"]])).toEqual([
+        [200, "no-store"],
+        [200, "no-store"],
+        [400, "no-store"],
+        [400, "no-store"],
+        [401, "no-store"],
+        [401, "no-store"],
+      ]);
     });
   });
 

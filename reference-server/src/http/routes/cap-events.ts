@@ -14,11 +14,17 @@ import type { RouteDeps } from "../types.js";
 export async function capEventRoutes(app: FastifyInstance, { kernel, validators, profile }: RouteDeps) {
   app.get<CapRoute<"/events", "get">>(
     "/events",
-    { preValidation: checks({ query: validators.query("cap", "get", `${CAP_BASE_PATH}/events`) }) },
+    {
+      // A poll claims: no cache or intermediary may store or serve any of its answers, errors included
+      // (onSend runs for those too, also when authentication refused the request before the handler).
+      onSend: (_req, reply, payload, done) => {
+        reply.header("Cache-Control", "no-store");
+        done(null, payload);
+      },
+      preValidation: checks({ query: validators.query("cap", "get", `${CAP_BASE_PATH}/events`) }),
+    },
     async (req, reply) => {
       const { limit, waitSeconds, pollId } = req.query;
-      // A poll claims: no cache or intermediary may store or serve its answer.
-      reply.header("Cache-Control", "no-store");
       // A client that hangs up while its long-poll waits must not have events claimed for it.
       const gone = new AbortController();
       const onClose = () => {
