@@ -25,8 +25,8 @@ const cli = (adapter: string) => {
 const sdk: string[] = [];
 const spawning = ["CAP-REL-12"];
 // A serial stdlib or shell driver renews nothing (CAP-DRV-5; CAP-REL-12 when a batch outlasts a lease on
-// a loaded machine), releases nothing when stopped (CAP-REL-11) and sends no pollId (CAP-REPLAY-7).
-const plain = ["CAP-REL-11", "CAP-REL-12", "CAP-REPLAY-7", "CAP-DRV-5"];
+// a loaded machine) and releases nothing when stopped (CAP-REL-11). It names its polls (CAP-REPLAY-7).
+const plain = ["CAP-REL-11", "CAP-REL-12", "CAP-DRV-5"];
 // name, command, the SHOULDs it may warn about (and nothing else)
 const drivers: [string, string, string[]][] = [
   ["examples/echo-ts (runDriver)", `${nodeBin} ${join(root, "examples", "echo-ts", "dist", "echo.js")}`, sdk],

@@ -23,9 +23,14 @@ cap() {
 INTERVAL=5 # seconds: the least backoff, and the poll interval of a kernel that does not long-poll
 headers=$(mktemp)
 trap 'rm -f "$headers"; exit 0' TERM INT
+# A poll claims, so each one is named: curl's --retry and the retry after a failed poll send the same
+# pollId and get the deliveries the first attempt made instead of claiming more (CAP-REPLAY-7); a new
+# poll, a new id. A kernel without `poll-replay` ignores the parameter.
+polls=0 poll_id=""
 while true; do
   started=$SECONDS
-  if ! answer=$(cap GET "/events?limit=1&waitSeconds=20" "" -D "$headers"); then
+  [[ -n $poll_id ]] || { polls=$((polls + 1)); poll_id="echo-$$-$RANDOM-$polls"; }
+  if ! answer=$(cap GET "/events?limit=1&waitSeconds=20&pollId=$poll_id" "" -D "$headers"); then
     echo "poll failed: $answer" >&2
     case $answer in *token_*|*auth_required*) exit 1 ;; esac
     # Back off; never sooner than a 429/503's Retry-After (seconds).
@@ -33,6 +38,7 @@ while true; do
     sleep $((${wait_s:-0} > INTERVAL ? wait_s : INTERVAL))
     continue
   fi
+  poll_id="" # answered: the next poll is a new one
   # An empty answer at once: the kernel does not hold polls open, so poll at the interval instead.
   if [[ $(jq '.events | length' <<<"$answer") == 0 ]] && ((SECONDS - started < 1)); then sleep "$INTERVAL"; fi
   # One event per poll: a shell handles an event in tens of milliseconds, so nothing it holds waits out

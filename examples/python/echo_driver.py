@@ -13,6 +13,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+import uuid
 
 BASE = os.environ.get("CAP_URL", "http://127.0.0.1:7070").rstrip("/") + "/api/agents/runtime"
 TOKEN = os.environ["CAP_TOKEN"]
@@ -69,10 +70,15 @@ def retry_after(err):
 def main():
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # stop at once, even mid-poll: unacked events come back
     handled = {}  # event id -> ack result: a redelivery is re-acked without a second post (CAP-DRV-1)
+    # A poll claims, so each one is named: a retry after a lost answer sends the same pollId and gets the
+    # deliveries the first attempt made instead of claiming more (CAP-REPLAY-7); a new poll, a new id.
+    # A kernel without `poll-replay` ignores the parameter.
+    poll_id = None
     while True:
         started = time.monotonic()
+        poll_id = poll_id or uuid.uuid4().hex
         try:
-            events = call("GET", "/events?limit=10&waitSeconds=5", timeout=15)["events"]
+            events = call("GET", f"/events?limit=10&waitSeconds=5&pollId={poll_id}", timeout=15)["events"]
         except urllib.error.HTTPError as err:
             if err.code in (401, 403):
                 sys.exit(f"echo: the kernel refused the token ({err.code}); re-issue it")
@@ -84,6 +90,7 @@ def main():
             print(f"poll failed: {err!r}; retrying in {INTERVAL} s", flush=True)
             time.sleep(INTERVAL)
             continue
+        poll_id = None  # answered: the next poll is a new one
         if not events and time.monotonic() - started < 1:
             time.sleep(INTERVAL)  # the kernel answered at once: it does not long-poll, so poll at an interval
         for event in events:

@@ -14,7 +14,7 @@ import { getAdapter, isAdapterName } from "../adapters/registry.js";
 import { DEFAULT_TIMEOUT_MS } from "../adapters/types.js";
 import { CliError } from "../errors.js";
 import { createReporter } from "../loop/reporter.js";
-import { runAgent } from "../loop/run-agent.js";
+import { runAgent, STOP_GRACE_MS } from "../loop/run-agent.js";
 import { agentPaths, assertAgentName } from "../state/home.js";
 import { createLogger } from "../state/logger.js";
 import { acquirePidfile, PidfileBusyError } from "../state/pidfile.js";
@@ -137,7 +137,7 @@ export async function run(home: string, name: string, flags: RunFlags, term: Ter
       report.say(
         "info",
         "stopping",
-        `${signal}: stopping after the running turn (ctrl+c again to kill it now)`,
+        `${signal}: stopping: the waiting events go back, the running turn gets up to ${STOP_GRACE_MS / 1000} s and is released if it is not done (ctrl+c again to kill it now)`,
         {
           signal,
         },

@@ -61,6 +61,8 @@ export interface RunAgentOptions {
 
 /** Renew a third into the lease: two more chances before it ends, even on a loaded machine. */
 const RENEW_AT = 1 / 3;
+/** How long a running turn may finish after a stop (Ctrl+C) before it is given up and released. */
+export const STOP_GRACE_MS = 10_000;
 
 function isDeadToken(err: unknown): err is CapHttpError {
   return (
@@ -145,7 +147,7 @@ export async function runAgent(o: RunAgentOptions): Promise<DriverSummary> {
         agentKey: o.name,
         ...(o.pollIntervalMs !== undefined ? { pollIntervalMs: o.pollIntervalMs } : {}),
         ...(o.waitSeconds !== undefined ? { waitSeconds: o.waitSeconds } : {}),
-        ...(o.shutdownTimeoutMs !== undefined ? { shutdownTimeoutMs: o.shutdownTimeoutMs } : {}),
+        shutdownTimeoutMs: o.shutdownTimeoutMs ?? STOP_GRACE_MS,
         ...(o.clock ? { clock: o.clock } : {}),
         ...(o.sleep ? { sleep: o.sleep } : {}),
         onAck({ event, result, duplicate }) {

@@ -104,7 +104,7 @@ describe("failed and long turns against the reference kernel", () => {
       "the fake claude hangs",
     );
     run.child.kill("SIGINT");
-    await run.waitFor(/SIGINT: stopping after the running turn/);
+    await run.waitFor(/SIGINT: stopping: the waiting events go back, the running turn gets up to 10 s/);
     expect(alive(hung.pid)).toBe(true);
     run.child.kill("SIGINT");
     const exit = await run.exited;
