@@ -166,6 +166,9 @@ export function createRegistryService({ store, clock }: ServiceDeps, tokens: Tok
     async listTokens(user: UserCaller, podId: string, agentName: string, instanceId?: string) {
       await requirePodAdmin(store, user, podId);
       const inst = await activeInstallation(podId, agentName, instanceId);
+      // lastUsedAt refreshes are written in batches (token-touches.ts): this process's own go in first,
+      // so the listing shows every use this kernel has seen.
+      await tokens.touches.flush();
       return store.listRuntimeTokens({ installationId: inst.id });
     },
 

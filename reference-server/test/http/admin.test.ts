@@ -149,9 +149,14 @@ describe("registry", () => {
     expect(t.statusCode).toBe(201);
     expect(adminValidator("IssuedRuntimeToken")(t.json())).toBe(true);
     expect(t.json().token).toMatch(/^cm_agent_[0-9a-f]{64}$/);
+    const before = Date.now();
+    expect((await w.cap(t.json().token, "GET", "/info")).statusCode).toBe(200);
     const list = await w.adminApi("GET", `/registry/pods/${w.podA.id}/agents/alpha/runtime-tokens`);
     expect(adminValidator("RuntimeTokenList")(list.json())).toBe(true);
     expect(list.json().tokens).toHaveLength(2);
+    // The use just made shows at once (refreshes are written in batches; a listing writes them first).
+    const used = list.json().tokens.find((x: { id: string }) => x.id === t.json().id);
+    expect(Date.parse(used.lastUsedAt)).toBeGreaterThanOrEqual(before - 1000);
     expect(JSON.stringify(list.json())).not.toContain("cm_agent_");
     const del = await w.adminApi(
       "DELETE",
