@@ -15,21 +15,24 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { onCleanup } from "./children.mjs";
-import { kernelBin, kernelDist, kernelRoot } from "./kernel-process.mjs";
+import { kernelDist, kernelRoot } from "./kernel-process.mjs";
 
 const run = promisify(execFile);
 
-/** Opens (and migrates) the store named by a `--db` value, exactly as `cap-kernel serve` would. */
-export async function openStore(db) {
-  const { openStore: open } = await import(pathToFileURL(join(kernelDist, "index.js")).href);
+/**
+ * Opens (and migrates) the store named by a `--db` value, exactly as `cap-kernel serve` would; `dist`: the
+ * build to use (default the bench's, see kernel-process.mjs).
+ */
+export async function openStore(db, dist = kernelDist) {
+  const { openStore: open } = await import(pathToFileURL(join(dist, "index.js")).href);
   return open(db);
 }
 
 /**
  * One admin, one pod, and installed agents each with a runtime token: `names`, or `agents` of them named
- * `${prefix}-1..n`. Resolves with {podId, agents: [{name, agentId, token}]}.
+ * `${prefix}-1..n`, through the CLI of the build `dist`. Resolves with {podId, agents: [{name, agentId, token}]}.
  */
-export async function provision(db, { agents = 0, prefix = "bench", names }) {
+export async function provision(db, { agents = 0, prefix = "bench", names, dist = kernelDist }) {
   const list = names ?? Array.from({ length: agents }, (_, i) => `${prefix}-${i + 1}`);
   const pod = `${prefix}-pod`;
   const spec = {
@@ -49,7 +52,7 @@ export async function provision(db, { agents = 0, prefix = "bench", names }) {
     writeFileSync(join(dir, "spec.json"), JSON.stringify(spec));
     const { stdout } = await run(
       process.execPath,
-      [kernelBin, "provision", "--db", db, "--file", join(dir, "spec.json")],
+      [join(dist, "bin.js"), "provision", "--db", db, "--file", join(dir, "spec.json")],
       {
         cwd: kernelRoot,
         maxBuffer: 16 * 1024 * 1024,
@@ -60,7 +63,7 @@ export async function provision(db, { agents = 0, prefix = "bench", names }) {
     rmSync(dir, { recursive: true, force: true });
   }
   // Pre-loading needs each agent's identity id, which `provision` does not print.
-  const store = await openStore(db);
+  const store = await openStore(db, dist);
   try {
     const withIds = [];
     for (const a of out.agents) {
@@ -87,8 +90,8 @@ export function samplePayload(podId, n) {
  * Enqueues `count` pending `message.posted` events spread round-robin over `agents`, in batches of 1,000
  * (one transaction each); `tag` keeps ids unique across pre-loads of one database. Resolves with the seconds taken.
  */
-export async function preload(db, { podId, agents, count, tag = "p", batch = 1000 }) {
-  const store = await openStore(db);
+export async function preload(db, { podId, agents, count, tag = "p", batch = 1000, dist = kernelDist }) {
+  const store = await openStore(db, dist);
   const started = performance.now();
   try {
     const t0 = Date.now();

@@ -46,18 +46,19 @@ export function kernelMissing() {
 
 /**
  * `cap-kernel serve --db DB` on a free port, ready when /healthz answers 200.
- * `options`: leaseSeconds, maxAttempts, name (for error reports), nodeArgs (e.g. `--cpu-prof`).
+ * `options`: leaseSeconds, maxAttempts, name (for error reports), nodeArgs (e.g. `--cpu-prof`), dist (the
+ * build to run; default the bench's).
  */
 export async function startKernel(
   db,
-  { leaseSeconds, maxAttempts, name = "cap-kernel", nodeArgs = [] } = {},
+  { leaseSeconds, maxAttempts, name = "cap-kernel", nodeArgs = [], dist = kernelDist } = {},
 ) {
-  const missing = kernelMissing();
-  if (missing) throw new Error(missing);
+  const bin = join(dist, "bin.js");
+  if (!existsSync(bin)) throw new Error(`${bin} does not exist (build it first)`);
   const port = await freePort();
   const args = [
     ...nodeArgs,
-    kernelBin,
+    bin,
     "serve",
     "--host",
     "127.0.0.1",

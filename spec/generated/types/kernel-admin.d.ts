@@ -774,6 +774,10 @@ export interface components {
             installationId: string;
             issuedBy: string;
             label: string | null;
+            /**
+             * @description When the token last authenticated a CAP request, to the minute: a use refreshes it at most once a
+             *     minute. Null until the token is first used.
+             */
             lastUsedAt: components["schemas"]["Timestamp"] | null;
             revokedAt: components["schemas"]["Timestamp"] | null;
         };

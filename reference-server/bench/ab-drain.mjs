@@ -1,0 +1,102 @@
+#!/usr/bin/env node
+/**
+ * Two builds of the kernel, compared on the drain in one phase of the machine:
+ *
+ *   node bench/ab-drain.mjs --a DIR [--b DIR] [--ack batch|each] [--slice 4000] [--slices 12]
+ *
+ * Each build (`DIR` holds its `bin.js`, as `dist/` does; `--b` defaults to this package's `dist/`) serves its
+ * own SQLite database with the bench's drain queue (8 agents, the same pre-loaded events), both kernels run
+ * at once, and the same 8 drivers drain `--slice` events from A, then from B, then from B, then from A, and
+ * so on for `--slices` rounds, each kernel warm from the first slice. This machine's speed moves by a
+ * third within minutes; whole runs of one build after the other measured that, not the change. Slices a few
+ * seconds long, alternated, put both builds through the same phases. Reported: events/s of each over its
+ * slices, its CPU per event (all threads, and the main thread alone), and B's rate over A's.
+ *
+ * A diagnostic for deciding whether a change is worth keeping; it writes no results file and no goal
+ * depends on it. Must never leave a process or a temp dir behind (cleaned at exit, also on Ctrl-C).
+ */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { cleanupAll, cpuSeconds, installExitHandlers, onCleanup } from "./children.mjs";
+import { agentClient, drainDriver } from "./drivers.mjs";
+import { preload, provision } from "./fixture.mjs";
+import { kernelDist, startKernel } from "./kernel-process.mjs";
+
+const { values } = parseArgs({
+  options: {
+    a: { type: "string" },
+    b: { type: "string", default: kernelDist },
+    ack: { type: "string", default: "batch" },
+    slice: { type: "string", default: "4000" },
+    slices: { type: "string", default: "12" },
+  },
+});
+const slice = Number(values.slice);
+const slices = Number(values.slices);
+if (
+  !values.a ||
+  !["batch", "each"].includes(values.ack) ||
+  !(slice > 0 && slice % 8 === 0) ||
+  !(slices > 0)
+) {
+  process.stderr.write(
+    "usage: ab-drain.mjs --a DIR [--b DIR] [--ack batch|each] [--slice N, a multiple of 8] [--slices N]\n",
+  );
+  process.exit(2);
+}
+installExitHandlers();
+const batchAck = values.ack === "batch";
+const WARMUP = 8 * 250;
+
+/** CPU seconds of the process's main thread (its first task), from /proc. */
+function mainThreadSeconds(pid) {
+  const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+async function setUp(name, dist) {
+  const dir = mkdtempSync(join(tmpdir(), `cap-ab-${name}-`));
+  onCleanup(() => rmSync(dir, { recursive: true, force: true }));
+  const db = `sqlite:${join(dir, "kernel.db")}`;
+  const fx = await provision(db, { agents: 8, prefix: "ab", dist });
+  await preload(db, { podId: fx.podId, agents: fx.agents, count: WARMUP + slice * slices, dist });
+  const kernel = await startKernel(db, { name: `cap-kernel (${name})`, dist });
+  const agents = fx.agents.map((a) => agentClient(kernel.baseUrl, a.token));
+  const deadline = performance.now() + 60_000;
+  await Promise.all(agents.map((a) => drainDriver(a, { expected: WARMUP / 8, deadline, batchAck })));
+  return { name, dist, kernel, agents, seconds: 0, cpu: 0, main: 0, events: 0 };
+}
+
+const builds = [await setUp("A", resolve(values.a)), await setUp("B", resolve(values.b))];
+for (let i = 0; i < slices; i++) {
+  for (const k of i % 2 === 0 ? builds : [...builds].reverse()) {
+    const { pid } = k.kernel.handle;
+    const cpu0 = cpuSeconds(pid);
+    const main0 = mainThreadSeconds(pid);
+    const started = performance.now();
+    const deadline = started + 60_000;
+    const runs = await Promise.all(
+      k.agents.map((a) => drainDriver(a, { expected: slice / 8, deadline, batchAck })),
+    );
+    k.seconds += (Math.max(...runs.map((r) => r.lastAckAt)) - started) / 1000;
+    k.cpu += cpuSeconds(pid) - cpu0;
+    k.main += mainThreadSeconds(pid) - main0;
+    k.events += runs.reduce((n, r) => n + r.acked, 0);
+  }
+}
+for (const k of builds) {
+  const us = (s) => ((s * 1e6) / k.events).toFixed(1);
+  console.log(
+    `${k.name} (${k.dist}): ${k.events} events, ${Math.round(k.events / k.seconds)} events/s, ` +
+      `${us(k.cpu)} µs of CPU per event (main thread ${us(k.main)})`,
+  );
+}
+const [a, b] = builds;
+console.log(
+  `B ÷ A, events/s: ${(b.events / b.seconds / (a.events / a.seconds)).toFixed(3)} (ack ${values.ack})`,
+);
+for (const k of builds) for (const agent of k.agents) agent.close();
+await cleanupAll();
