@@ -315,7 +315,7 @@ describe.each(stores)("queue verbs on %s", (_, openStore) => {
         await w.cap(w.alpha.token, "GET", "/events?pollId=x"),
         await w.cap(w.alpha.token, "GET", "/events?pollId=not%20valid"),
         await w.cap(w.alpha.token, "GET", "/events?limit=0"),
-        await w.cap("cm_agent_" + "0".repeat(64), "GET", "/events"),
+        await w.cap(`cm_agent_${"0".repeat(64)}`, "GET", "/events"),
         await w.cap("", "GET", "/events"),
       ];
       expect(answers.map((a) => [a.statusCode, a.headers["cache-control"]])).toEqual([

@@ -68,7 +68,10 @@ describe("cap-kernel serve", () => {
         try {
           const res = await fetch(`${k.url}/api/agents/runtime/memory`, {
             method: "PUT",
-            headers: { authorization: `Bearer ${fixture.agents[0].token}`, "content-type": "application/json" },
+            headers: {
+              authorization: `Bearer ${fixture.agents[0].token}`,
+              "content-type": "application/json",
+            },
             body,
           });
           answers.push([res.status, ((await res.json()) as { code?: string }).code]);
