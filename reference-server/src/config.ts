@@ -17,9 +17,11 @@ export interface KernelConfig {
    */
   longPollBackstopMs: number;
   /**
-   * Timer slack of an empty long-poll's end: its wait ends at the next multiple of this many ms (of the
-   * process clock) after `waitSeconds`, so the polls ending close together share one wake-up of the process
-   * and their drivers' re-polls arrive together. At most this late; 0 ends each wait on its own instant.
+   * Timer slack of an empty long-poll's end: its wait ends at the next multiple of its slack (of the process
+   * clock) after `waitSeconds`, so the polls ending close together share one wake-up of the process and
+   * their drivers' re-polls arrive together. The slack is this many ms, halved until it is at most 4 % of
+   * the wait: a 25 s wait ends at most 1 s late, a 1 s wait at most 31.25 ms. 0 ends each wait on its own
+   * instant.
    */
   longPollSlackMs: number;
 }
@@ -33,7 +35,7 @@ export const DEFAULT_CONFIG: KernelConfig = {
   bodyLimitBytes: 1024 * 1024,
   idempotencyTtlMs: 24 * 60 * 60 * 1000,
   longPollBackstopMs: 2000,
-  longPollSlackMs: 100,
+  longPollSlackMs: 1000,
 };
 
 export function resolveConfig(partial: Partial<KernelConfig> = {}): KernelConfig {

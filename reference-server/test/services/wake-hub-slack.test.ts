@@ -1,6 +1,7 @@
 /**
- * Timer slack of empty long-polls (WakeHub `slackMs`): a wait ends on the next tick at or after its own
- * end, never before it and never more than one tick after, so waits ending in one tick share a wake-up.
+ * Timer slack of empty long-polls (WakeHub `slackMs`): a wait ends on the next tick of its slack at or
+ * after its own end, never before it and never more than one tick after (a tick of at most `slackMs` and at
+ * most 4 % of the wait), so waits ending in one tick share a wake-up.
  */
 import { describe, expect, it } from "vitest";
 import { manualClock } from "../../src/clock.js";
@@ -18,22 +19,29 @@ const hub = (slackMs: number) =>
 
 describe("WakeHub timer slack", () => {
   it.each([
-    // [slack, now, delay, want]: the end now + delay, rounded up to a multiple of the slack
-    [100, 1000, 250, 300],
-    [100, 1050, 250, 250],
-    [100, 1001, 0, 99],
-    [100, 1000, 0, 0],
+    // [slackMs, now, delay, want]: the end now + delay, rounded up to a multiple of the slack, which is
+    // slackMs halved until it is at most 4 % of the delay
+    [100, 1000, 2500, 2500],
+    [100, 1001, 2500, 2599],
+    [100, 1050, 2500, 2550],
     [100, 1234.5, 25_000, 25_065.5],
+    [1000, 1234.5, 25_000, 25_765.5],
+    [1000, 1000, 25_000, 25_000],
+    [1000, 1001, 24_999, 24_999],
+    [1000, 1000.5, 24_000, 24_499.5], // 4 % of 24 s is 960 ms: a 500 ms slack
+    [1000, 1001, 1000, 1030.25], // 4 % of 1 s is 40 ms: a 31.25 ms slack
+    [1000, 1000, 10, 10], // under 1 ms of slack: none
+    [1000, 1001, 0, 0],
     [0, 1234.5, 25_000, 25_000],
     [100, 1000, -5, 0],
-  ])("slack %d ms, now %d, delay %d → waits %d ms", (slack, now, delay, want) => {
+  ])("slackMs %d, now %d, delay %d → waits %d ms", (slack, now, delay, want) => {
     const h = hub(slack);
     expect(h.slackedDelay(delay, now)).toBeCloseTo(want, 6);
     h.close();
   });
 
   it("ends two waits whose ends fall in one tick on the same tick, neither before its own end", async () => {
-    const h = hub(200);
+    const h = hub(100); // 4 % of a 2.5 s wait: the whole 100 ms
     const a = h.subscribe("a");
     const b = h.subscribe("b");
     const t0 = performance.now();
@@ -41,12 +49,12 @@ describe("WakeHub timer slack", () => {
       w.wait(ms).then((reason) => ({ reason, at: performance.now() - t0 }));
     // Both ends are within 10 ms of each other; they round to one tick unless a tick boundary falls
     // between them, which the slackedDelay table above covers, so compare against their own tick.
-    const tickA = t0 + h.slackedDelay(40, t0);
-    const tickB = t0 + h.slackedDelay(50, t0);
-    const [ra, rb] = await Promise.all([ended(a, 40), ended(b, 50)]);
+    const tickA = t0 + h.slackedDelay(2500, t0);
+    const tickB = t0 + h.slackedDelay(2510, t0);
+    const [ra, rb] = await Promise.all([ended(a, 2500), ended(b, 2510)]);
     expect([ra.reason, rb.reason]).toEqual(["timer", "timer"]);
-    expect(ra.at).toBeGreaterThanOrEqual(40 - 1);
-    expect(rb.at).toBeGreaterThanOrEqual(50 - 1);
+    expect(ra.at).toBeGreaterThanOrEqual(2500 - 1);
+    expect(rb.at).toBeGreaterThanOrEqual(2510 - 1);
     expect(ra.at).toBeGreaterThanOrEqual(tickA - t0 - 1);
     expect(rb.at).toBeGreaterThanOrEqual(tickB - t0 - 1);
     a.dispose();
