@@ -8,14 +8,15 @@ import type { DeliveredEvent } from "../store/contract.js";
 import { claimUnderPollId, deliveryVerbs } from "./deliveries.js";
 import type { AgentCaller, ServiceDeps } from "./deps.js";
 import { type EventsObserver, noopObserver } from "./events-observer.js";
-import type { WakeHub } from "./wake-hub.js";
+import type { Cancellation, WakeHub } from "./wake-hub.js";
 
 export interface PollInput {
   limit: number;
   waitSeconds: number;
   /** poll-replay: a retry with the same id answers the deliveries already made under it. */
   pollId?: string;
-  signal?: AbortSignal;
+  /** The caller is gone: stop waiting and claim nothing more (an AbortSignal will do). */
+  signal?: Cancellation;
 }
 
 export function createEventsService(
@@ -59,7 +60,7 @@ export function createEventsService(
     ): Promise<DeliveredEvent[]> {
       if (waitSeconds <= 0 || hub.isClosed) return claim(caller.agentId, limit, undefined, pollId);
       const deadline = performance.now() + waitSeconds * 1000;
-      const waiter = hub.subscribe(caller.agentId);
+      const waiter = hub.subscribe(caller.agentId, waitSeconds * 1000);
       try {
         for (;;) {
           waiter.reset();

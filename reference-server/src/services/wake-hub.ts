@@ -22,12 +22,22 @@ import { ReadyScheduler, systemTimers, type Timers } from "./ready-scheduler.js"
 
 export type WakeReason = "woken" | "timer" | "closed" | "aborted";
 
+/**
+ * What a wait needs of its cancellation. An AbortSignal is one; the events route passes a lighter object
+ * (an AbortController per parked poll was about 6 % of the idle kernel's JavaScript samples).
+ */
+export interface Cancellation {
+  readonly aborted: boolean;
+  addEventListener(type: "abort", listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: "abort", listener: () => void): void;
+}
+
 export interface Waiter {
   /** True when a wake-up arrived since the last reset (so none is lost between claim and wait). */
   readonly signalled: boolean;
   reset(): void;
   /** Resolves at `delayMs`, or earlier on a wake-up, abort or close. */
-  wait(delayMs: number, signal?: AbortSignal): Promise<WakeReason>;
+  wait(delayMs: number, signal?: Cancellation): Promise<WakeReason>;
   dispose(): void;
 }
 
@@ -83,14 +93,15 @@ export class WakeHub {
 
   /**
    * `delayMs` from now, ending on the next tick of its slack: every wait ending in one tick fires in one
-   * pass. The slack is the largest `slackMs / 2^k` within SLACK_SHARE of the wait, so a 25 s wait ends at
-   * most 1 s late (the default slackMs) and a 1 s wait at most 31.25 ms; the ticks of shorter waits are
-   * ticks of the longer ones' too.
+   * pass. The slack is the largest `slackMs / 2^k` within SLACK_SHARE of the whole wait (`waitMs`: the
+   * poll's waitSeconds, of which `delayMs` is what is left), so a 25 s wait ends at most 1 s late (the
+   * default slackMs) and a 1 s wait at most 31.25 ms; the ticks of shorter waits are ticks of the longer
+   * ones' too.
    */
-  slackedDelay(delayMs: number, now = performance.now()): number {
+  slackedDelay(delayMs: number, now = performance.now(), waitMs = delayMs): number {
     const delay = Math.max(0, delayMs);
     let slack = this.options.slackMs ?? 0;
-    while (slack > 0 && slack > delay * SLACK_SHARE) slack = slack >= 1 ? slack / 2 : 0;
+    while (slack > 0 && slack > waitMs * SLACK_SHARE) slack = slack >= 1 ? slack / 2 : 0;
     if (slack <= 0) return delay;
     return Math.ceil((now + delay) / slack) * slack - now;
   }
@@ -127,7 +138,8 @@ export class WakeHub {
     return this.scheduler.size;
   }
 
-  subscribe(agentId: string): Waiter {
+  /** `waitMs`: the whole wait of the poll (its waitSeconds), which sets its slack; default each delay. */
+  subscribe(agentId: string, waitMs?: number): Waiter {
     const entry: Entry = { signalled: false, resolve: null };
     let set = this.byAgent.get(agentId);
     if (!set) {
@@ -158,7 +170,8 @@ export class WakeHub {
           const onAbort = () => done("aborted");
           // Node runs a timer against its loop's cached millisecond clock, which may lag the real one, so
           // a timer can fire up to a millisecond or more before its end: re-arm for what is left.
-          const end = performance.now() + hub.slackedDelay(delayMs);
+          const start = performance.now();
+          const end = start + hub.slackedDelay(delayMs, start, waitMs ?? delayMs);
           const fire = () => {
             const left = end - performance.now();
             if (left > 0) timer = setTimeout(fire, left);

@@ -19,24 +19,25 @@ const hub = (slackMs: number) =>
 
 describe("WakeHub timer slack", () => {
   it.each([
-    // [slackMs, now, delay, want]: the end now + delay, rounded up to a multiple of the slack, which is
-    // slackMs halved until it is at most 4 % of the delay
-    [100, 1000, 2500, 2500],
-    [100, 1001, 2500, 2599],
-    [100, 1050, 2500, 2550],
-    [100, 1234.5, 25_000, 25_065.5],
-    [1000, 1234.5, 25_000, 25_765.5],
-    [1000, 1000, 25_000, 25_000],
-    [1000, 1001, 24_999, 24_999],
-    [1000, 1000.5, 24_000, 24_499.5], // 4 % of 24 s is 960 ms: a 500 ms slack
-    [1000, 1001, 1000, 1030.25], // 4 % of 1 s is 40 ms: a 31.25 ms slack
-    [1000, 1000, 10, 10], // under 1 ms of slack: none
-    [1000, 1001, 0, 0],
-    [0, 1234.5, 25_000, 25_000],
-    [100, 1000, -5, 0],
-  ])("slackMs %d, now %d, delay %d → waits %d ms", (slack, now, delay, want) => {
+    // [slackMs, now, delay, whole wait, want]: the end now + delay, rounded up to a multiple of the slack,
+    // which is slackMs halved until it is at most 4 % of the whole wait (the poll's waitSeconds)
+    [100, 1000, 2500, 2500, 2500],
+    [100, 1001, 2500, 2500, 2599],
+    [100, 1050, 2500, 2500, 2550],
+    [100, 1234.5, 25_000, 25_000, 25_065.5],
+    [1000, 1234.5, 25_000, 25_000, 25_765.5],
+    [1000, 1000, 25_000, 25_000, 25_000],
+    [1000, 1002, 24_999, 25_000, 25_998], // what is left of a 25 s wait: still its 1 s slack
+    [1000, 1002, 24_999, 24_999, 25_498], // a wait under 25 s: 4 % is under 1 s, a 500 ms slack
+    [1000, 1000.5, 24_000, 24_000, 24_499.5], // 4 % of 24 s is 960 ms: a 500 ms slack
+    [1000, 1001, 1000, 1000, 1030.25], // 4 % of 1 s is 40 ms: a 31.25 ms slack
+    [1000, 1000, 10, 10, 10], // under 1 ms of slack: none
+    [1000, 1001, 0, 0, 0],
+    [0, 1234.5, 25_000, 25_000, 25_000],
+    [100, 1000, -5, -5, 0],
+  ])("slackMs %d, now %d, delay %d of a %d ms wait → waits %d ms", (slack, now, delay, whole, want) => {
     const h = hub(slack);
-    expect(h.slackedDelay(delay, now)).toBeCloseTo(want, 6);
+    expect(h.slackedDelay(delay, now, whole)).toBeCloseTo(want, 6);
     h.close();
   });
 

@@ -7,6 +7,7 @@
 import { CAP_BASE_PATH } from "@commonly/cap-spec/constants";
 import type { FastifyInstance } from "fastify";
 import { iso } from "../../clock.js";
+import { HangUp } from "../hang-up.js";
 import { checks } from "../request-checks.js";
 import type { CapRoute } from "../route-types.js";
 import type { RouteDeps } from "../types.js";
@@ -26,22 +27,18 @@ export async function capEventRoutes(app: FastifyInstance, { kernel, validators,
     async (req, reply) => {
       const { limit, waitSeconds, pollId } = req.query;
       // A client that hangs up while its long-poll waits must not have events claimed for it.
-      const gone = new AbortController();
-      const onClose = () => {
-        if (!reply.raw.writableEnded) gone.abort();
-      };
-      reply.raw.once("close", onClose);
+      const gone = new HangUp(reply.raw);
       try {
         const events = await kernel.events.poll(req.agent!, {
           limit,
           waitSeconds,
           ...(pollId !== undefined ? { pollId } : {}),
-          signal: gone.signal,
+          signal: gone,
         });
         // Written as text (profiles/events-answer.ts): payloads go out as the store holds them.
         return reply.type("application/json; charset=utf-8").send(profile.eventsBody(events));
       } finally {
-        reply.raw.off("close", onClose);
+        gone.dispose();
       }
     },
   );
