@@ -2,10 +2,11 @@
 /**
  * Two builds of the kernel, compared on the drain in one phase of the machine:
  *
- *   node bench/ab-drain.mjs --a DIR [--b DIR] [--ack batch|each] [--slice 4000] [--slices 12]
+ *   node bench/ab-drain.mjs --a DIR [--b DIR] [--ack batch|each] [--store sqlite|postgres] [--slice 4000] [--slices 12]
  *
  * Each build (`DIR` holds its `bin.js`, as `dist/` does; `--b` defaults to this package's `dist/`) serves its
- * own SQLite database with the bench's drain queue (8 agents, the same pre-loaded events), both kernels run
+ * own database (SQLite by default; with `--store postgres`, a database of its own on the bench's PostgreSQL,
+ * postgres.mjs) with the bench's drain queue (8 agents, the same pre-loaded events), both kernels run
  * at once, and the same 8 drivers drain `--slice` events from A, then from B, then from B, then from A, and
  * so on for `--slices` rounds, each kernel warm from the first slice. This machine's speed moves by a
  * third within minutes; whole runs of one build after the other measured that, not the change. Slices a few
@@ -23,12 +24,14 @@ import { cleanupAll, cpuSeconds, installExitHandlers, onCleanup } from "./childr
 import { agentClient, drainDriver } from "./drivers.mjs";
 import { preload, provision } from "./fixture.mjs";
 import { kernelDist, startKernel } from "./kernel-process.mjs";
+import { createDatabase, findPostgres } from "./postgres.mjs";
 
 const { values } = parseArgs({
   options: {
     a: { type: "string" },
     b: { type: "string", default: kernelDist },
     ack: { type: "string", default: "batch" },
+    store: { type: "string", default: "sqlite" },
     slice: { type: "string", default: "4000" },
     slices: { type: "string", default: "12" },
   },
@@ -38,17 +41,24 @@ const slices = Number(values.slices);
 if (
   !values.a ||
   !["batch", "each"].includes(values.ack) ||
+  !["sqlite", "postgres"].includes(values.store) ||
   !(slice > 0 && slice % 8 === 0) ||
   !(slices > 0)
 ) {
   process.stderr.write(
-    "usage: ab-drain.mjs --a DIR [--b DIR] [--ack batch|each] [--slice N, a multiple of 8] [--slices N]\n",
+    "usage: ab-drain.mjs --a DIR [--b DIR] [--ack batch|each] [--store sqlite|postgres] [--slice N, a multiple of 8] [--slices N]\n",
   );
   process.exit(2);
 }
 installExitHandlers();
 const batchAck = values.ack === "batch";
 const WARMUP = 8 * 250;
+const postgres = values.store === "postgres" ? await findPostgres() : null;
+if (postgres?.skipped) {
+  process.stderr.write(`${postgres.skipped}\n`);
+  await cleanupAll();
+  process.exit(2);
+}
 
 /** CPU seconds of the process's main thread (its first task), from /proc. */
 function mainThreadSeconds(pid) {
@@ -60,7 +70,7 @@ function mainThreadSeconds(pid) {
 async function setUp(name, dist) {
   const dir = mkdtempSync(join(tmpdir(), `cap-ab-${name}-`));
   onCleanup(() => rmSync(dir, { recursive: true, force: true }));
-  const db = `sqlite:${join(dir, "kernel.db")}`;
+  const db = postgres ? await createDatabase(postgres.adminUrl) : `sqlite:${join(dir, "kernel.db")}`;
   const fx = await provision(db, { agents: 8, prefix: "ab", dist });
   await preload(db, { podId: fx.podId, agents: fx.agents, count: WARMUP + slice * slices, dist });
   const kernel = await startKernel(db, { name: `cap-kernel (${name})`, dist });
@@ -96,7 +106,7 @@ for (const k of builds) {
 }
 const [a, b] = builds;
 console.log(
-  `B ÷ A, events/s: ${(b.events / b.seconds / (a.events / a.seconds)).toFixed(3)} (ack ${values.ack})`,
+  `B ÷ A, events/s: ${(b.events / b.seconds / (a.events / a.seconds)).toFixed(3)} (ack ${values.ack}, ${values.store})`,
 );
 for (const k of builds) for (const agent of k.agents) agent.close();
 await cleanupAll();

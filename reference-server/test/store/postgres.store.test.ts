@@ -6,6 +6,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { ACK_ROWS } from "../../src/store/postgres/acks.js";
 import { FLOOR_MAX_AGE_MS } from "../../src/store/postgres/claim-floors.js";
 import { claimSql, READY_INSTANTS_SQL } from "../../src/store/postgres/events.js";
 import { openPostgresStore, type PostgresStore } from "../../src/store/postgres/index.js";
@@ -159,6 +160,40 @@ describe.skipIf(!url)(`postgres store specifics${skipped}`, () => {
     expect(plan).toMatch(/Index Cond: \(\(agent_id = \$1\) AND \(seq >= \$\d+\)\)/);
     expect(plan).toMatch(/Index Scan using events_pending on events/);
     expect(plan).toMatch(/Index Scan using events_leased on events/);
+    expect(plan).not.toMatch(/Seq Scan on events/);
+  });
+
+  // The ack's generic plan, which a connection keeps until the next ANALYZE, must look events up by id at
+  // any size: joined to json_to_recordset alone it hashed a sequential scan of every open event up to some
+  // 20,000 rows, so a table that grew after the plan was made was read whole by every ack.
+  it.each([5_000, 20_000])("acks with a generic plan that looks events up by id (%i events)", async (n) => {
+    const schema = freshSchema();
+    await openStore(schema);
+    const c = await admin();
+    await c.query(`SET search_path TO "${schema}"`);
+    await c.query(
+      `INSERT INTO events (id, agent_id, pod_id, type, created_at, state, attempts, lease_expires_at)
+       SELECT 'evt_ack' || n, 'agt_' || (n % 8), 'pod_a', 'message.posted', 0,
+              CASE WHEN n % 3 = 0 THEN 'acked' ELSE 'leased' END, 1, 60000
+         FROM generate_series(1, $1::int) n`,
+      [n],
+    );
+    await c.query("ANALYZE events");
+    await c.query(`PREPARE ack_under_test AS ${ACK_ROWS}`);
+    const items = (i: number) => JSON.stringify([{ a: `agt_${i % 8}`, i: `evt_ack${i}`, r: null, n: 1 }]);
+    for (let i = 1; i <= 8; i++) await c.query(`EXECUTE ack_under_test('${items(i)}')`);
+    const [use] = (
+      await c.query("SELECT generic_plans FROM pg_prepared_statements WHERE name = 'ack_under_test'")
+    ).rows;
+    await c.query("SET plan_cache_mode = force_generic_plan");
+    const plan = (await c.query(`EXPLAIN EXECUTE ack_under_test('${items(10)}')`)).rows
+      .map((r) => r["QUERY PLAN"])
+      .join("\n");
+    const acked = await c.query("SELECT count(*)::int AS n FROM events WHERE acked_at = 1");
+    await c.end();
+    expect(acked.rows[0].n).toBe(6); // evt_ack1 … evt_ack8 but 3 and 6, which were acked already
+    expect(Number(use.generic_plans)).toBeGreaterThan(0);
+    expect(plan).toMatch(/Index Scan (using|on) events_pkey\b/); // a plain or a bitmap index scan
     expect(plan).not.toMatch(/Seq Scan on events/);
   });
 
