@@ -253,7 +253,8 @@ export function idleFigures(store, r) {
   const split = pg ? `, ${Math.ceil(r.drivers / 2)} per replica` : "";
   const common = { group: "Idle long-polls", better: "lower", store: pg ? "postgres-2-replicas" : "sqlite" };
   const cpuNotes =
-    `kernel CPU from /proc/<pid>/stat over ${round(r.seconds, 1)} s (one whole wait: each driver re-polls once inside it)` +
+    `kernel CPU from /proc/<pid>/stat over ${round(r.seconds, 1)} s (one whole wait: each driver re-polls once inside it), ` +
+    `after one whole wait of warm-up (in it: ${r.warmCores.map((c) => round(c, 3)).join(" / ")} core)` +
     `${split}; per replica ${r.cores.map((c) => round(c, 3)).join(" / ")} core (user + system: ${r.split.map(([u, s]) => `${round(u, 3)} + ${round(s, 3)}`).join(" / ")}); ${r.polls} polls returned; ` +
     (r.profiled ? "run under node --cpu-prof (its sampling thread adds CPU); " : "") +
     `generator (one undici Pool per replica, one connection per driver) ${round(r.generatorCores, 3)} core`;

@@ -52,6 +52,8 @@ describe("ops routes", () => {
     expect(text).toMatch(/cap_events_dead_lettered_total 1/);
     expect(text).toMatch(/cap_dead_letters 1/);
     expect(text).toMatch(/cap_long_polls_waiting 0/);
+    // Node's own metrics, the event-loop lag among them (sampled every 100 ms: metrics.ts).
+    expect(text).toMatch(/cap_kernel_nodejs_eventloop_lag_p99_seconds \d/);
   });
 
   it("answers new requests 503 unavailable while closing, in the error shape", async () => {
