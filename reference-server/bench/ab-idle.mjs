@@ -96,13 +96,14 @@ for (let w = 0; w < windows; w++) {
   await sleep(waitSeconds * 1000);
   const seconds = (performance.now() - started) / 1000;
   const cores = builds.map((k, i) => (cpuSeconds(k.kernel.handle.pid) - before[i]) / seconds);
-  builds.forEach((k, i) => k.cores.push(cores[i]));
+  for (const [i, k] of builds.entries()) k.cores.push(cores[i]);
   console.log(
     `window ${w + 1}: A ${cores[0].toFixed(4)} core, B ${cores[1].toFixed(4)} core, B ÷ A ${(cores[1] / cores[0]).toFixed(3)}`,
   );
 }
 const mean = (xs) => xs.reduce((s, x) => s + x, 0) / xs.length;
-for (const k of builds) console.log(`${k.name} (${k.dist}): ${mean(k.cores).toFixed(4)} core over ${windows} windows`);
+for (const k of builds)
+  console.log(`${k.name} (${k.dist}): ${mean(k.cores).toFixed(4)} core over ${windows} windows`);
 console.log(
   `B ÷ A, kernel CPU: ${(mean(builds[1].cores) / mean(builds[0].cores)).toFixed(3)}; ${state.polls} polls answered, ${state.errors} errors`,
 );
