@@ -48,7 +48,9 @@ describe("runDriver through a kernel outage", () => {
     const delays = d.rec.pollErrors.map((p) => p.delayMs);
     for (let i = 1; i < delays.length; i++) expect(delays[i]).toBeCloseTo(delays[i - 1]! * 2, -1);
     expect(delays[0]).toBeGreaterThanOrEqual(100);
-    expect(delays[0]).toBeLessThan(120);
+    // The agent's offset is in [0, 0.2) of the interval and the delay is rounded to a millisecond, so
+    // 120 itself is reachable (an offset of 0.195 or more, about one token in forty).
+    expect(delays[0]).toBeLessThanOrEqual(120);
     expect(d.settled).toBeUndefined();
 
     await kernel.restart();
