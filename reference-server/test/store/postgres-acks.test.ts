@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StoreUnavailableError } from "../../src/store/contract.js";
-import { type AckCall, ackBatcher, writeAcks } from "../../src/store/postgres/acks.js";
+import { type AckCall, ackBatcher, type HeldConnection, writeAcks } from "../../src/store/postgres/acks.js";
 import { claimFloors } from "../../src/store/postgres/claim-floors.js";
 import { type Db, type Row, runQuery } from "../../src/store/postgres/db.js";
 import { openPostgresStore, type PostgresStore } from "../../src/store/postgres/index.js";
@@ -34,6 +34,17 @@ describe.skipIf(!url)(`postgres acks${skipped}`, () => {
   /** The next ack writes fail with these errors, in order, instead of running. */
   let faults: Error[] = [];
   let db: Db;
+  /** The connections the batcher held and how each was given back (`ok`, or the error's message). */
+  let holds: string[] = [];
+  const held = async (): Promise<HeldConnection> => {
+    const n = holds.push("held") - 1;
+    return {
+      db,
+      release: (err) => {
+        holds[n] = err ? err.message : "ok";
+      },
+    };
+  };
 
   beforeAll(async () => {
     store = await openPostgresStore({ url: url!, schema });
@@ -111,7 +122,7 @@ describe.skipIf(!url)(`postgres acks${skipped}`, () => {
 
   it("keeps the first ack's result when one event is acked by several calls of one statement", async () => {
     const [id] = await leased("agt_first", 1);
-    const ack = ackBatcher(db);
+    const ack = ackBatcher(held);
     const answers = await Promise.all([
       ack(call("agt_first", [id!], { n: 1 }, T0 + 1)),
       ack(call("agt_first", [id!], { n: 2 }, T0 + 2)),
@@ -123,7 +134,7 @@ describe.skipIf(!url)(`postgres acks${skipped}`, () => {
 
   it("writes the calls of one event-loop turn in one statement", async () => {
     const ids = await leased("agt_turn", 6);
-    const ack = ackBatcher(db);
+    const ack = ackBatcher(held);
     ran.length = 0;
     const answers = await Promise.all([
       ...ids.slice(0, 4).map((id) => ack(call("agt_turn", [id]))),
@@ -136,7 +147,7 @@ describe.skipIf(!url)(`postgres acks${skipped}`, () => {
 
   it("puts a call that arrives while a statement runs into the next statement, answered after it", async () => {
     const ids = await leased("agt_wave", 3);
-    const ack = ackBatcher(db);
+    const ack = ackBatcher(held);
     ran.length = 0;
     const first = ack(call("agt_wave", [ids[0]!]));
     // The first statement starts in this turn's check phase; these two arrive while it runs.
@@ -147,9 +158,26 @@ describe.skipIf(!url)(`postgres acks${skipped}`, () => {
     expect(ran).toEqual(["cap_ack_rows", "cap_ack_rows"]);
   });
 
+  it("sends the next statement before it answers the calls of the one before, on one held connection", async () => {
+    const ids = await leased("agt_pipe", 3);
+    const ack = ackBatcher(held);
+    ran.length = 0;
+    holds = [];
+    const first = ack(call("agt_pipe", [ids[0]!])).then((r) => {
+      ran.push("answered first");
+      return r;
+    });
+    await new Promise((r) => setImmediate(r));
+    const later = [ack(call("agt_pipe", [ids[1]!])), ack(call("agt_pipe", [ids[2]!]))];
+    expect(await Promise.all([first, ...later])).toEqual([[true], [true], [true]]);
+    expect(ran).toEqual(["cap_ack_rows", "cap_ack_rows", "answered first"]);
+    // One connection for both statements, given back once the queue was empty.
+    expect(holds).toEqual(["ok"]);
+  });
+
   it("writes each call alone when the shared statement fails, and only the failing call fails", async () => {
     const ids = await leased("agt_fault", 3);
-    const ack = ackBatcher(db);
+    const ack = ackBatcher(held);
     ran.length = 0;
     // The shared statement fails (as a deadlock with another replica's batch ack would), then the first
     // call's own statement fails too; the other two calls are written on their own and succeed.
@@ -173,8 +201,9 @@ describe.skipIf(!url)(`postgres acks${skipped}`, () => {
 
   it("fails every call of a statement that met an outage, and writes none of them", async () => {
     const ids = await leased("agt_outage", 2);
-    const ack = ackBatcher(db);
+    const ack = ackBatcher(held);
     ran.length = 0;
+    holds = [];
     faults = [new StoreUnavailableError(new Error("ECONNREFUSED"))];
     const settled = await Promise.allSettled([
       ack(call("agt_outage", [ids[0]!])),
@@ -186,7 +215,29 @@ describe.skipIf(!url)(`postgres acks${skipped}`, () => {
     }
     expect(ran).toEqual(["cap_ack_rows"]);
     for (const id of ids) expect((await stateOf(id)).state).toBe("leased");
-    // The batcher is not stuck: the next call is written.
+    // The connection that met the outage is given back with the error (closed, not reused).
+    expect(holds).toEqual(["store unavailable: ECONNREFUSED"]);
+    // The batcher is not stuck: the next call is written, on a fresh connection.
     expect(await ack(call("agt_outage", ids))).toEqual([true, true]);
+    expect(holds).toEqual(["store unavailable: ECONNREFUSED", "ok"]);
+  });
+
+  it("fails the calls it cannot get a connection for, and gets one for the next calls", async () => {
+    const ids = await leased("agt_noconn", 2);
+    let refuse = true;
+    const ack = ackBatcher(async () => {
+      if (refuse) {
+        refuse = false;
+        throw new StoreUnavailableError(new Error("ECONNREFUSED"));
+      }
+      return held();
+    });
+    holds = [];
+    const settled = await Promise.allSettled([ack(call("agt_noconn", [ids[0]!]))]);
+    expect(settled[0]?.status).toBe("rejected");
+    expect((settled[0] as PromiseRejectedResult).reason).toBeInstanceOf(StoreUnavailableError);
+    expect((await stateOf(ids[0]!)).state).toBe("leased");
+    expect(await ack(call("agt_noconn", ids))).toEqual([true, true]);
+    expect(holds).toEqual(["ok"]);
   });
 });

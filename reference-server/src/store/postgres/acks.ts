@@ -10,6 +10,12 @@
  * flight halved the batches and cost more than the wait it saved. A call's items stay in one statement,
  * so a batch ack still settles all of its items or none.
  *
+ * Why the next statement goes out before the answers: the drain is bound by the statement's round trip,
+ * and answering first put every answer's HTTP write (and the pool's tick for a client) between one commit
+ * and the next statement. The batcher keeps one pool client while its queue is not empty and sends the
+ * waiting calls on it as soon as a statement returns; measured on the one-ack drain, 1.144 × the events/s
+ * (`bench/ab-drain.mjs --store postgres --ack each`, 8 alternating slices of 4,000).
+ *
  * Must never: answer a call before the statement carrying it has committed, let one call's failure decide
  * another's answer (a shared statement that fails for a reason other than an outage is written again
  * call by call; an outage fails each call, as its own statement would have), or settle part of a call.
@@ -110,13 +116,26 @@ interface Waiting {
   reject: (err: unknown) => void;
 }
 
+/**
+ * A connection the batcher keeps while it has calls to write, given back when its queue is empty. A held
+ * pool client sends a statement at once, where the pool's own `query` first waits a tick for a client,
+ * after the answers of the statement before had been written to their HTTP sockets.
+ */
+export interface HeldConnection {
+  db: Db;
+  /** Gives the connection back; with an error (an outage met on it), it is closed instead of reused. */
+  release(err?: Error): void;
+}
+
 export interface AckBatcherOptions {
   /** Most items in one statement (whole calls only; a larger call goes alone). Default 1000. */
   maxItems?: number;
 }
 
+type Outcome = { found: boolean[][] } | { error: unknown };
+
 /** Calls written together, one statement at a time; see the module comment. */
-export function ackBatcher(db: Db, options: AckBatcherOptions = {}): Write {
+export function ackBatcher(hold: () => Promise<HeldConnection>, options: AckBatcherOptions = {}): Write {
   const maxItems = options.maxItems ?? 1000;
   let queue: Waiting[] = [];
   let running = false;
@@ -135,7 +154,16 @@ export function ackBatcher(db: Db, options: AckBatcherOptions = {}): Write {
     return batch;
   };
 
-  const alone = async (w: Waiting) => {
+  const send = (db: Db, batch: Waiting[]): Promise<Outcome> =>
+    writeAcks(
+      db,
+      batch.map((w) => w.call),
+    ).then(
+      (found) => ({ found }),
+      (error: unknown) => ({ error }),
+    );
+
+  const alone = async (db: Db, w: Waiting) => {
     try {
       w.resolve(await writeAck(db, w.call));
     } catch (err) {
@@ -146,21 +174,45 @@ export function ackBatcher(db: Db, options: AckBatcherOptions = {}): Write {
   const run = async () => {
     scheduled = false;
     running = true;
-    while (queue.length > 0) {
-      const batch = take();
-      try {
-        const found = await writeAcks(
-          db,
-          batch.map((w) => w.call),
-        );
-        for (const [i, w] of batch.entries()) w.resolve(found[i] ?? []);
-      } catch (err) {
-        // An outage fails every call as its own statement would have; anything else (a deadlock with a
-        // concurrent batch ack, say) is one call's business, so each is written again on its own.
-        if (batch.length === 1 || isOutage(err)) for (const w of batch) w.reject(err);
-        else for (const w of batch) await alone(w);
+    let conn: HeldConnection | undefined;
+    let next: { batch: Waiting[]; db: Db; outcome: Promise<Outcome> } | undefined;
+    while (next || queue.length > 0) {
+      if (!next) {
+        const batch = take();
+        if (!conn) {
+          try {
+            conn = await hold();
+          } catch (err) {
+            for (const w of batch) w.reject(err);
+            continue;
+          }
+        }
+        next = { batch, db: conn.db, outcome: send(conn.db, batch) };
+      }
+      const { batch, db, outcome } = next;
+      next = undefined;
+      const done = await outcome;
+      if ("found" in done) {
+        // The calls that came in meanwhile go to PostgreSQL before these answers go to their sockets.
+        if (queue.length > 0) {
+          const following = take();
+          next = { batch: following, db, outcome: send(db, following) };
+        }
+        for (const [i, w] of batch.entries()) w.resolve(done.found[i] ?? []);
+      } else if (batch.length === 1 || isOutage(done.error)) {
+        // An outage fails every call as its own statement would have, and the connection is not reused.
+        for (const w of batch) w.reject(done.error);
+        if (isOutage(done.error)) {
+          conn?.release(done.error instanceof Error ? done.error : new Error(String(done.error)));
+          conn = undefined;
+        }
+      } else {
+        // Anything else (a deadlock with a concurrent batch ack, say) is one call's business, so each is
+        // written again on its own.
+        for (const w of batch) await alone(db, w);
       }
     }
+    conn?.release();
     running = false;
   };
 

@@ -10,7 +10,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import type { Store, StoreOps } from "../contract.js";
-import { type AckCall, ackBatcher, ackOps, writeAck } from "./acks.js";
+import { type AckCall, ackBatcher, ackOps, type HeldConnection, writeAck } from "./acks.js";
 import { agentOps } from "./agents.js";
 import { AuthAnnouncer, listenerName } from "./auth-announce.js";
 import { claimFloors } from "./claim-floors.js";
@@ -190,11 +190,32 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   });
   const pingTimeoutMs = options.pingTimeoutMs ?? 5000;
   const poolDb = makeDb(pool, emit);
+  const holdAckConnection = async (): Promise<HeldConnection> => {
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (err) {
+      throw storeError(err);
+    }
+    // As in a transaction: without a listener, the server going away while it is held would crash.
+    let broken: Error | undefined;
+    const onClientError = (err: Error) => {
+      broken = err;
+    };
+    client.on("error", onClientError);
+    return {
+      db: makeDb(client, emit),
+      release(err) {
+        client.off("error", onClientError);
+        client.release(err ?? broken);
+      },
+    };
+  };
 
   const store: PostgresStore = {
     // Every data operation straight onto the pool: each statement is its own transaction; concurrent
     // acks share theirs (acks.ts).
-    ...buildOps(poolDb, ackBatcher(poolDb)),
+    ...buildOps(poolDb, ackBatcher(holdAckConnection)),
     kind: "postgres",
     schema,
     listener,
