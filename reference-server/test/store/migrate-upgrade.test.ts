@@ -2,8 +2,9 @@
  * Upgrading a database in place: one at the previous schema version (built by applying the migrations
  * before the newest ones), with a row in every table, is opened by the store, which migrates it; every
  * row is then found through the store — renamed and rebuilt tables included, insertion order kept.
- * SQLite from 004 (before 005-aligned-names and 006-pending-index), PostgreSQL from 003 (before
- * 004-event-payloads, 005-aligned-names, 006-byte-order-ids and 007-pending-index).
+ * SQLite from 004 (before 005-aligned-names, 006-pending-index and 007-pod-index-on-payloads), PostgreSQL
+ * from 003 (before 004-event-payloads, 005-aligned-names, 006-byte-order-ids, 007-pending-index and
+ * 008-pod-index-on-payloads).
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -207,6 +208,8 @@ async function expectEveryRow(store: Store): Promise<void> {
     issuer: users[0],
   });
   expect(await store.getEvent("evt_2")).toEqual(events[1]);
+  // The pod's listing reads its index on event_payloads, filled from events by the migration.
+  expect(await store.listPodEvents({ podId: pod.id, limit: 10 })).toEqual([events[1], events[0]]);
   const claimed = await store.claimEvents({
     agentId: "agt_a",
     limit: 10,
@@ -248,7 +251,11 @@ describe("sqlite store upgrade from schema 004", () => {
         .filter((f) => f.endsWith(".sql"))
         .sort()
         .map((f) => f.replace(/\.sql$/, ""));
-      expect(versions.slice(-2)).toEqual(["005-aligned-names", "006-pending-index"]);
+      expect(versions.slice(-3)).toEqual([
+        "005-aligned-names",
+        "006-pending-index",
+        "007-pod-index-on-payloads",
+      ]);
       for (const v of versions.slice(0, versions.indexOf("005-aligned-names"))) {
         old.exec(readFileSync(new URL(`${v}.sql`, migrations), "utf8"));
         old.prepare("INSERT INTO schema_migrations VALUES (?, 0)").run(v);
@@ -298,6 +305,7 @@ describe.skipIf(!url)(`postgres store upgrade from schema 003${skipped}`, () => 
       "aligned-names",
       "byte-order-ids",
       "pending-index",
+      "pod-index-on-payloads",
     ]);
     await migratePostgres(client, schema, 0, all.slice(0, 3));
     await client.query(`SET search_path TO ${quoteIdent(schema)}`);

@@ -21,7 +21,8 @@ import { toDeliveredEvent, toEvent } from "./rows.js";
 // The ack is in acks.ts (one statement with the batch ack, shared by concurrent requests).
 type EventOps = Omit<Pick<StoreOps, EventOpName>, "ackEvent">;
 
-// The payloads go to event_payloads under the seq each event row got (migrations/004), in the same statement.
+// The payloads go to event_payloads under the seq each event row got (migrations/004), with the pod and
+// the event's id that the pod's listing reads there (migrations/008), in the same statement.
 const ENQUEUE = `
   WITH n AS (
     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::json[], $6::bigint[])
@@ -31,7 +32,8 @@ const ENQUEUE = `
     SELECT id, agent_id, pod_id, type, created_at, 'pending', 0 FROM n ORDER BY ord
     RETURNING seq, id, agent_id),
   payloads AS (
-    INSERT INTO event_payloads (seq, payload) SELECT ins.seq, n.payload FROM ins JOIN n ON n.id = ins.id)
+    INSERT INTO event_payloads (seq, payload, pod_id, event_id)
+    SELECT ins.seq, n.payload, n.pod_id, ins.id FROM ins JOIN n ON n.id = ins.id)
   SELECT a.agent_id, pg_notify($7, $8 || a.agent_id) FROM (SELECT DISTINCT agent_id FROM ins) a`;
 
 // $1 agent, $2 now, $3 lease ms, $4 max attempts; the limit is written into the text, one prepared
@@ -207,8 +209,8 @@ export function eventOps(db: Db): EventOps {
     async listDeadLetters({ agentId, podId, limit }) {
       const rows = await db.query(
         `SELECT ${EVENT_COLUMNS} FROM ${EVENT_ROWS}
-          WHERE state = 'failed' AND ($1::text IS NULL OR agent_id = $1) AND ($2::text IS NULL OR pod_id = $2)
-          ORDER BY failed_at DESC, e.seq DESC LIMIT $3`,
+          WHERE e.state = 'failed' AND ($1::text IS NULL OR e.agent_id = $1) AND ($2::text IS NULL OR e.pod_id = $2)
+          ORDER BY e.failed_at DESC, e.seq DESC LIMIT $3`,
         [agentId ?? null, podId ?? null, limit],
       );
       return rows.map(toEvent);
@@ -244,7 +246,8 @@ export function eventOps(db: Db): EventOps {
 
     async listPodEvents({ podId, limit }) {
       const rows = await db.query(
-        `SELECT ${EVENT_COLUMNS} FROM ${EVENT_ROWS} WHERE e.pod_id = $1 ORDER BY e.seq DESC LIMIT $2`,
+        `SELECT ${EVENT_COLUMNS} FROM event_payloads p JOIN events e ON e.id = p.event_id
+          WHERE p.pod_id = $1 ORDER BY p.seq DESC LIMIT $2`,
         [podId, limit],
       );
       return rows.map(toEvent);

@@ -80,7 +80,9 @@ export function eventOps({ db, notify, idle, isIdle }: SqliteContext): EventOps 
       `INSERT INTO events (id, agent_id, pod_id, type, state, attempts, created_at)
        VALUES (@id, @agentId, @podId, @type, 'pending', 0, @createdAt)`,
     ),
-    insertPayload: db.prepare("INSERT INTO event_payloads (seq, payload) VALUES (?, ?)"),
+    insertPayload: db.prepare(
+      "INSERT INTO event_payloads (seq, payload, pod_id, event_id) VALUES (?, ?, ?, ?)",
+    ),
     // Retiring reads events_leased: only this agent's ended leases, never the pending backlog.
     retireAgent: db.prepare(
       `UPDATE events INDEXED BY events_leased
@@ -146,7 +148,8 @@ export function eventOps({ db, notify, idle, isIdle }: SqliteContext): EventOps 
        WHERE agent_id = @agentId AND state = 'leased' AND pod_id = @podId`,
     ),
     podEvents: db.prepare(
-      `SELECT ${EVENT_COLUMNS} FROM ${EVENT_ROWS} WHERE e.pod_id = ? ORDER BY e.seq DESC LIMIT ?`,
+      `SELECT ${EVENT_COLUMNS} FROM event_payloads p JOIN events e ON e.seq = p.seq
+        WHERE p.pod_id = ? ORDER BY p.seq DESC LIMIT ?`,
     ),
     stats: db.prepare("SELECT state, COUNT(*) AS n FROM events GROUP BY state"),
   };
@@ -155,7 +158,7 @@ export function eventOps({ db, notify, idle, isIdle }: SqliteContext): EventOps 
     for (const e of rows)
       insertOrConflict(() => {
         const { lastInsertRowid } = q.insert.run(e);
-        q.insertPayload.run(lastInsertRowid, JSON.stringify(e.payload ?? {}));
+        q.insertPayload.run(lastInsertRowid, JSON.stringify(e.payload ?? {}), e.podId, e.id);
       }, `event ${e.id}`);
   });
 
