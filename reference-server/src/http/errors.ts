@@ -36,26 +36,44 @@ export function sendError(reply: FastifyReply, code: ErrorCode, message?: string
     .send({ code, message: message ?? entry.message, ...(details !== undefined ? { details } : {}) });
 }
 
-export function installErrorHandling(app: FastifyInstance): void {
-  app.setNotFoundHandler((_req, reply) => sendError(reply, "route_not_found"));
-  app.setErrorHandler((err: FastifyError | KernelError, req: FastifyRequest, reply: FastifyReply) => {
-    if (err instanceof KernelError) {
-      if (err.code === "unavailable") reply.header("Retry-After", "1");
-      for (const [k, v] of Object.entries(err.headers ?? {})) reply.header(k, v);
-      return sendError(reply, err.code, err.message, err.details);
-    }
-    // A store outage passes: say so (503 + Retry-After) instead of reporting a fault (CAP-ERR-9).
-    if (err instanceof StoreUnavailableError) {
-      req.log.warn({ err: err.message }, "store unavailable");
-      reply.header("Retry-After", String(STORE_RETRY_AFTER_S));
-      return sendError(reply, "store_unavailable");
-    }
-    const mapped = FASTIFY_CODES[(err as FastifyError).code ?? ""];
-    if (mapped) return sendError(reply, mapped);
-    const status = (err as FastifyError).statusCode ?? 500;
-    const byStatus = BY_STATUS[status];
-    if (status < 500 && byStatus) return sendError(reply, byStatus);
-    req.log.error({ err }, "unhandled error");
-    return sendError(reply, "internal_error");
+export interface ErrorHandlingOptions {
+  /**
+   * Told of every answer to a request that matched no route (a 404, or an error found before it, such as
+   * a malformed body): such requests have no route of their own whose hooks could see them.
+   */
+  onUnmatched?: (req: FastifyRequest, reply: FastifyReply) => void;
+}
+
+export function installErrorHandling(app: FastifyInstance, { onUnmatched }: ErrorHandlingOptions = {}): void {
+  app.setNotFoundHandler((req, reply) => {
+    sendError(reply, "route_not_found");
+    onUnmatched?.(req, reply);
+    return reply;
   });
+  app.setErrorHandler((err: FastifyError | KernelError, req: FastifyRequest, reply: FastifyReply) => {
+    const answered = answerError(err, req, reply);
+    if (onUnmatched && req.is404) onUnmatched(req, reply);
+    return answered;
+  });
+}
+
+function answerError(err: FastifyError | KernelError, req: FastifyRequest, reply: FastifyReply) {
+  if (err instanceof KernelError) {
+    if (err.code === "unavailable") reply.header("Retry-After", "1");
+    for (const [k, v] of Object.entries(err.headers ?? {})) reply.header(k, v);
+    return sendError(reply, err.code, err.message, err.details);
+  }
+  // A store outage passes: say so (503 + Retry-After) instead of reporting a fault (CAP-ERR-9).
+  if (err instanceof StoreUnavailableError) {
+    req.log.warn({ err: err.message }, "store unavailable");
+    reply.header("Retry-After", String(STORE_RETRY_AFTER_S));
+    return sendError(reply, "store_unavailable");
+  }
+  const mapped = FASTIFY_CODES[(err as FastifyError).code ?? ""];
+  if (mapped) return sendError(reply, mapped);
+  const status = (err as FastifyError).statusCode ?? 500;
+  const byStatus = BY_STATUS[status];
+  if (status < 500 && byStatus) return sendError(reply, byStatus);
+  req.log.error({ err }, "unhandled error");
+  return sendError(reply, "internal_error");
 }

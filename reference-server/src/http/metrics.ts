@@ -5,6 +5,7 @@
  * Must never write: a scrape only reads (an exhausted event counts as leased until a claim, the queue view
  * or the dead-letter list moves it to failed).
  */
+import type { onResponseHookHandler } from "fastify";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { Kernel } from "../kernel.js";
 import type { EventsObserver } from "../services/events-observer.js";
@@ -48,21 +49,34 @@ export function createMetrics() {
     deadLettered: (n) => deadLettered.inc(n),
   };
 
+  const observeRequest = (method: string, route: string, status: number, seconds: number) => {
+    // One labelled child pair per (method, route, status), found by a string key: prom-client hashes a
+    // labels object on every inc/observe, which showed on the per-request path of the drain.
+    const key = `${method} ${status} ${route}`;
+    let child = children.get(key);
+    if (!child) {
+      const labels = { method, route, status: String(status) };
+      child = { count: requests.labels(labels), time: duration.labels(labels) };
+      children.set(key, child);
+    }
+    child.count.inc();
+    child.time.observe(seconds);
+  };
+
   return {
     registry,
     observer,
-    observeRequest(method: string, route: string, status: number, seconds: number) {
-      // One labelled child pair per (method, route, status), found by a string key: prom-client hashes a
-      // labels object on every inc/observe, which showed on the per-request path of the drain.
-      const key = `${method} ${status} ${route}`;
-      let child = children.get(key);
-      if (!child) {
-        const labels = { method, route, status: String(status) };
-        child = { count: requests.labels(labels), time: duration.labels(labels) };
-        children.set(key, child);
-      }
-      child.count.inc();
-      child.time.observe(seconds);
+    observeRequest,
+    /**
+     * The onResponse hook of one route, which counts its answers under `route` (its template). Given per
+     * route because the template is known there: a global hook would read req.routeOptions on every
+     * response, a getter that builds a new options object and asks the router about constraints.
+     */
+    responseHook(route: string): onResponseHookHandler {
+      return (req, reply, done) => {
+        observeRequest(req.method, route, reply.statusCode, reply.elapsedTime / 1000);
+        done();
+      };
     },
     /** Gauges that read live state; call once the store and the wake hub exist. */
     bindLive(queueStats: Kernel["health"]["queueStats"], waiters: () => number) {

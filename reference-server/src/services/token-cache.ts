@@ -16,6 +16,8 @@ import { AUTH_CACHE_MAX_AGE_MS, type RuntimeTokenAuth, type Store } from "../sto
 const MAX_ENTRIES = 10_000;
 
 export interface TokenCache {
+  /** The cached look-up of `hash`, at once, or undefined when it must go to the store (lookup). */
+  peek(hash: string): RuntimeTokenAuth | undefined;
   lookup(hash: string): Promise<RuntimeTokenAuth | null>;
   /** Entries now held (tests, metrics). */
   readonly size: number;
@@ -37,6 +39,11 @@ export function createTokenCache(store: Store): TokenCache {
     : undefined;
 
   const cache: TokenCache = {
+    peek(hash) {
+      if (!enabled || !store.authCacheSafe?.()) return undefined;
+      const hit = entries.get(hash);
+      return hit && performance.now() - hit.at < maxAgeMs ? hit.auth : undefined;
+    },
     async lookup(hash) {
       if (!enabled || !store.authCacheSafe?.()) return store.findRuntimeTokenByHash(hash);
       const now = performance.now();

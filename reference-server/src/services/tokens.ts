@@ -5,7 +5,13 @@
  */
 import { fail } from "../errors/registry.js";
 import { newId, newRuntimeToken, newUserToken, RUNTIME_TOKEN, sha256Hex, USER_TOKEN } from "../secrets.js";
-import type { InstallationRecord, RuntimeTokenRecord, StoreOps, UserTokenRecord } from "../store/contract.js";
+import type {
+  InstallationRecord,
+  RuntimeTokenAuth,
+  RuntimeTokenRecord,
+  StoreOps,
+  UserTokenRecord,
+} from "../store/contract.js";
 import type { AgentCaller, ServiceDeps, UserCaller } from "./deps.js";
 import { createTokenCache } from "./token-cache.js";
 import { createTokenTouches } from "./token-touches.js";
@@ -34,38 +40,43 @@ export function createTokensService({ store, clock }: ServiceDeps) {
   // Look-ups are cached; revocation, uninstall and user deletion drop the cache on every replica.
   const cache = createTokenCache(store);
   const touches = createTokenTouches(store);
+
+  const agentCaller = (auth: RuntimeTokenAuth | null): AgentCaller => {
+    if (!auth) fail("token_unknown");
+    const { token, identity, installation, issuer } = auth;
+    if (token.revokedAt !== null || installation.status !== "active" || !issuer || issuer.deletedAt !== null)
+      fail("token_revoked");
+    const now = clock.now();
+    if (token.lastUsedAt === null || now - token.lastUsedAt > TOUCH_INTERVAL_MS) {
+      touches.touch(token.id, now);
+      token.lastUsedAt = now; // the cached copy too, so the next request does not touch again
+    }
+    return {
+      kind: "agent",
+      agentId: identity.id,
+      agentName: identity.agentName,
+      instanceId: identity.instanceId,
+      tokenId: token.id,
+      installationId: installation.id,
+    };
+  };
+
   return {
     /** The token cache (size for tests); close() stops it when the kernel shuts down. */
     cache,
     /** lastUsedAt refreshes waiting to be written; the kernel flushes them before its store closes. */
     touches,
 
-    async authenticateAgent(authorization?: string): Promise<AgentCaller> {
+    /**
+     * The caller a runtime token stands for. Answers at once, without a promise, when the token's look-up
+     * is cached (this runs on every CAP request); throws or rejects with the token's error code.
+     */
+    authenticateAgent(authorization?: string): AgentCaller | Promise<AgentCaller> {
       const value = bearerValue(authorization);
       if (!RUNTIME_TOKEN.test(value)) fail("token_malformed");
-      const auth = await cache.lookup(sha256Hex(value));
-      if (!auth) fail("token_unknown");
-      const { token, identity, installation, issuer } = auth;
-      if (
-        token.revokedAt !== null ||
-        installation.status !== "active" ||
-        !issuer ||
-        issuer.deletedAt !== null
-      )
-        fail("token_revoked");
-      const now = clock.now();
-      if (token.lastUsedAt === null || now - token.lastUsedAt > TOUCH_INTERVAL_MS) {
-        touches.touch(token.id, now);
-        token.lastUsedAt = now; // the cached copy too, so the next request does not touch again
-      }
-      return {
-        kind: "agent",
-        agentId: identity.id,
-        agentName: identity.agentName,
-        instanceId: identity.instanceId,
-        tokenId: token.id,
-        installationId: installation.id,
-      };
+      const hash = sha256Hex(value);
+      const cached = cache.peek(hash);
+      return cached ? agentCaller(cached) : cache.lookup(hash).then(agentCaller);
     },
 
     async authenticateUser(authorization?: string): Promise<UserCaller> {

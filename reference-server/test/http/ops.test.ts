@@ -56,6 +56,28 @@ describe("ops routes", () => {
     expect(text).toMatch(/cap_kernel_nodejs_eventloop_lag_p99_seconds \d/);
   });
 
+  it("counts each route under its template, parameters and prefix included, and what matched none as unmatched", async () => {
+    w = await makeWorld();
+    await w.cap(w.alpha.token, "POST", "/events/evt_nope/ack", {});
+    await w.req({ url: "/no/such/route" });
+    // An error found before any route could answer (a malformed body on an unknown path) counts too.
+    await w.req({
+      method: "POST",
+      url: "/no/such/route",
+      headers: { "content-type": "application/json" },
+      payload: "{",
+    });
+    const text = (await w.req({ url: "/metrics" })).body;
+    expect(text).toMatch(
+      /cap_http_requests_total\{method="POST",route="\/api\/agents\/runtime\/events\/:id\/ack",status="404"\} 1/,
+    );
+    expect(text).toMatch(/cap_http_requests_total\{method="GET",route="unmatched",status="404"\} 1/);
+    expect(text).toMatch(/cap_http_requests_total\{method="POST",route="unmatched",status="400"\} 1/);
+    expect(text).toMatch(
+      /cap_http_request_duration_seconds_count\{method="GET",route="unmatched",status="404"\} 1/,
+    );
+  });
+
   it("answers new requests 503 unavailable while closing, in the error shape", async () => {
     w = await makeWorld();
     const waiting = w.cap(w.alpha.token, "GET", "/events?waitSeconds=20");

@@ -12,8 +12,24 @@ import { capMemoryRoutes } from "./cap-memory.js";
 import { capMessageRoutes } from "./cap-messages.js";
 
 export async function capRoutes(app: FastifyInstance, deps: RouteDeps) {
-  app.addHook("onRequest", async (req) => {
-    req.agent = await deps.kernel.tokens.authenticateAgent(deps.profile.agentAuthorization(req.headers));
+  // A callback hook, not an async one: a cached token answers without a promise, on every CAP request.
+  app.addHook("onRequest", (req, _reply, done) => {
+    let caller: ReturnType<typeof deps.kernel.tokens.authenticateAgent>;
+    try {
+      caller = deps.kernel.tokens.authenticateAgent(deps.profile.agentAuthorization(req.headers));
+    } catch (err) {
+      done(err as Error);
+      return;
+    }
+    if (!(caller instanceof Promise)) {
+      req.agent = caller;
+      done();
+      return;
+    }
+    caller.then((agent) => {
+      req.agent = agent;
+      done();
+    }, done);
   });
   await capEventRoutes(app, deps);
   await capMessageRoutes(app, deps);
