@@ -3,6 +3,7 @@
  * child's, byte for byte; nothing is made while nothing is written at an enabled level.
  */
 import { Writable } from "node:stream";
+import type { FastifyBaseLogger } from "fastify";
 import pino from "pino";
 import { describe, expect, it, vi } from "vitest";
 import { lazyRequestLogger } from "../../src/http/request-logger.js";
@@ -24,7 +25,7 @@ describe("lazyRequestLogger", () => {
   it("writes exactly the lines the eager child writes, at every level", async () => {
     const eager = capture("trace");
     const lazy = capture("trace");
-    const write = (log: pino.BaseLogger) => {
+    const write = (log: FastifyBaseLogger) => {
       log.trace("t");
       log.debug({ a: 1 }, "d");
       log.info("i %s", "x");
@@ -33,7 +34,7 @@ describe("lazyRequestLogger", () => {
       log.fatal("f");
     };
     write(eager.logger.child({ reqId: "req-1" }, {}));
-    write(lazyRequestLogger(lazy.logger, { reqId: "req-1" }, {}) as pino.BaseLogger);
+    write(lazyRequestLogger(lazy.logger, { reqId: "req-1" }, {}));
     await flush();
     expect(lazy.lines).toHaveLength(6);
     expect(lazy.lines).toEqual(eager.lines);

@@ -52,6 +52,25 @@ describe("the wal-index change counter", () => {
     db.close();
   });
 
+  it("reads the WAL's frame count with the counter: it grows with commits and drops when the WAL restarts", () => {
+    const { path, db } = walFile();
+    const counter = openChangeCounter(path);
+    counter.read();
+    const before = counter.frames;
+    db.prepare("INSERT INTO t VALUES (1)").run();
+    counter.read();
+    const after = counter.frames;
+    expect(after).toBeGreaterThan(before);
+    // The frame count SQLite itself reports for the WAL.
+    const [passive] = db.pragma("wal_checkpoint(PASSIVE)") as { log: number }[];
+    expect(after).toBe(passive?.log);
+    db.pragma("wal_checkpoint(TRUNCATE)"); // backfills everything and restarts the WAL
+    counter.read();
+    expect(counter.frames).toBe(0);
+    counter.close();
+    db.close();
+  });
+
   it("answers null without a -shm file and after it is closed", () => {
     expect(openChangeCounter(join(aDir(), "absent.db")).read()).toBeNull();
     const { path, db } = walFile();

@@ -13,6 +13,7 @@ import Database from "better-sqlite3";
 import { type ClaimInput, type Store, type StoreOps, StoreUnavailableError } from "../contract.js";
 import { agentOps } from "./agents.js";
 import { NO_CHANGE_COUNTER, openChangeCounter } from "./change-counter.js";
+import { type Checkpointer, startCheckpointer } from "./checkpointer.js";
 import { contentOps } from "./content.js";
 import { deliveryOps } from "./deliveries.js";
 import { eventOps } from "./events.js";
@@ -26,6 +27,11 @@ export interface SqliteStoreOptions {
   path: string;
   /** How long a statement waits for a file locked by another process before it fails (503). Default 5000. */
   busyTimeoutMs?: number;
+  /**
+   * Checkpoint the WAL from a thread of its own once it holds this many frames (checkpointer.ts); false:
+   * only SQLite's autocheckpoint, inside commits. Default 1000.
+   */
+  checkpointThreadFrames?: number | false;
 }
 
 type AnyFn = (...args: unknown[]) => unknown;
@@ -73,9 +79,10 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   db.pragma("synchronous = NORMAL");
   db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
   // Hot-path tuning (kernel issue 10, measured on the drain): a checkpoint fsyncs, and at the default of
-  // 1,000 WAL pages one came every ~250 acks and cost more than the acks themselves; 10,000 pages (~40 MB
-  // of WAL) makes them rare, and the WAL file is cut back to 64 MB after each. A 32 MB page cache (default
-  // 2 MB) keeps the queue's hot pages out of pread().
+  // 1,000 WAL pages one came every ~250 acks and cost more than the acks themselves. A file's WAL is
+  // checkpointed by a thread of its own (checkpointer.ts); this autocheckpoint at 10,000 pages (~40 MB of
+  // WAL) is the backstop for when that thread cannot keep up, and the WAL file is cut back to 64 MB after
+  // each. A 32 MB page cache (default 2 MB) keeps the queue's hot pages out of pread().
   db.pragma("wal_autocheckpoint = 10000");
   db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
   db.pragma("cache_size = -32768");
@@ -160,6 +167,10 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     shared && db.pragma("journal_mode", { simple: true }) === "wal"
       ? openChangeCounter(options.path)
       : NO_CHANGE_COUNTER;
+  // The WAL is checkpointed off the event loop once it is big enough to matter (checkpointer.ts); the look
+  // rides on the change counter's read, which also returns the WAL's frame count.
+  const startFrames = options.checkpointThreadFrames ?? 1000;
+  let checkpointer: Checkpointer | null = null;
   let seenChange = counter.read(); // read before data_version: a commit in between is then seen next time
   let seenVersion = dataVersion.get() as number;
   // A look at data_version outside a transaction is a read transaction (1.6–2.9 µs on the bench's
@@ -178,6 +189,8 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
       setImmediate(endTurn);
     }
     const change = counter.read();
+    if (checkpointer === null && startFrames !== false && counter.frames >= startFrames)
+      checkpointer = startCheckpointer({ path: options.path, minFrames: startFrames });
     if (change !== null && change === seenChange) return; // no commit to the file since the last look
     const v = dataVersion.get() as number;
     seenChange = change;
@@ -369,6 +382,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
       const release = await lock.acquire();
       try {
         await group.flushNow();
+        await checkpointer?.close();
         counter.close();
         db.close();
       } finally {
