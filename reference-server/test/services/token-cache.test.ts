@@ -9,6 +9,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { buildApp } from "../../src/http/app.js";
@@ -135,6 +136,34 @@ describe("the token cache on SQLite", () => {
     expect(await store.transaction((tx) => tx.getEvent("evt_none"))).toBeNull();
     await revokeFromAnotherProcess(file, w.alpha.tokenId);
     expect((await info(w, w.alpha.token)).json().code).toBe("token_revoked");
+  });
+
+  it("answers another process's revocation only after its settle wait, so the next request is refused", async () => {
+    const { file } = await fileWorld();
+    // Warm again right before: the serving store has just looked at the file.
+    expect((await info(w, w.alpha.token)).statusCode).toBe(200);
+    const operator = openSqliteStore({ path: file });
+    try {
+      const started = performance.now();
+      expect(await operator.revokeRuntimeToken(w.alpha.tokenId, Date.now())).toBe(true);
+      // The serving store looks at the file at most every 5 ms; the writer waits 10 ms after its commit.
+      expect(performance.now() - started).toBeGreaterThanOrEqual(10);
+      expect((await info(w, w.alpha.token)).json().code).toBe("token_revoked");
+    } finally {
+      await operator.close();
+    }
+  });
+
+  it("sees a revocation written to the file by any other means within its look interval", async () => {
+    const { file } = await fileWorld();
+    // A raw write: not through a store, so no settle wait; the serving store's next look finds it.
+    const raw = new Database(file);
+    raw.prepare("UPDATE runtime_tokens SET revoked_at = ? WHERE id = ?").run(Date.now(), w.alpha.tokenId);
+    raw.close();
+    await eventually(
+      async () => (await info(w, w.alpha.token)).json().code,
+      (code) => code === "token_revoked",
+    );
   });
 
   it("caches nothing for a store that cannot announce auth changes", async () => {

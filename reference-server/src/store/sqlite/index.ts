@@ -36,6 +36,17 @@ export interface SqliteStoreOptions {
 
 type AnyFn = (...args: unknown[]) => unknown;
 
+/**
+ * Auth changes committed by another process (an operator command on the same file) are looked for at
+ * most every AUTH_LOOK_MS on the authentication path. A look is a pread of the wal-index change counter,
+ * a system call: ~4 µs on the bench machine, 6 % of the one-ack drain's CPU when it ran on every request
+ * (A/B with bench/ab-drain.mjs). "Refused from the next request on" still holds for every write made
+ * through this store, in any process: one that changes auth answers only AUTH_SETTLE_MS after its commit,
+ * so a request sent after that answer is authenticated by a look made after the commit.
+ */
+const AUTH_LOOK_MS = 5;
+const AUTH_SETTLE_MS = 2 * AUTH_LOOK_MS;
+
 /** The writes every driver sends many of: queued and committed together per event-loop turn. */
 const GROUPED = ["claimEvents", "ackEvent", "ackEvents", "renewLease", "releaseEvent"] as const;
 
@@ -130,6 +141,17 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   const freshen = () => {
     if (!lookedThisTurn) checkVersion();
   };
+  // Auth changes this store committed (counted at their announcement), for the settle wait below.
+  let ownAuthChanges = 0;
+  /** Resolves `result` once any auth change made meanwhile has been settled (AUTH_SETTLE_MS, files only). */
+  const settled = async <T>(since: number, result: T): Promise<T> => {
+    if (!shared || ownAuthChanges === since) return result;
+    // Timed by the clock, not by one timer: a timer may fire early against performance.now().
+    const until = performance.now() + AUTH_SETTLE_MS;
+    for (let left = AUTH_SETTLE_MS; left > 0; left = until - performance.now())
+      await new Promise((r) => setTimeout(r, Math.ceil(left)));
+    return result;
+  };
   const ctx: SqliteContext = {
     db,
     idle,
@@ -148,6 +170,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
       else emit([agentId]);
     },
     authChanged: () => {
+      ownAuthChanges++;
       if (pending) authPending = true;
       else emitAuth();
     },
@@ -175,15 +198,17 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   let seenVersion = dataVersion.get() as number;
   // A look at data_version outside a transaction is a read transaction (1.6–2.9 µs on the bench's
   // database; the conversational profile showed the caches looking twice within one request), so the
-  // read caches look once per event-loop turn. The token caches still look on every request (authCacheSafe), so a revocation
-  // committed by another process is never missed; a cache read a turn late only races a foreign write.
+  // read caches look once per event-loop turn; a cache read a turn late only races a foreign write. The
+  // token caches look at most every AUTH_LOOK_MS (authCacheSafe, and the settle wait that makes it safe).
   let lookedThisTurn = false;
+  let lookedAt = Number.NEGATIVE_INFINITY;
   const endTurn = () => {
     lookedThisTurn = false;
   };
   /** Another connection committed since the last look: its writes may have changed auth or readied events. */
   const checkVersion = () => {
     if (!shared) return;
+    lookedAt = performance.now();
     if (!lookedThisTurn) {
       lookedThisTurn = true;
       setImmediate(endTurn);
@@ -226,13 +251,16 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
       }
     };
     storeOps[name] = async (...args) => {
-      if (lock.users === 0) return run(args);
+      const since = ownAuthChanges;
+      if (lock.users === 0) return settled(since, run(args));
       const release = await lock.acquire();
+      let result: unknown;
       try {
-        return run(args);
+        result = run(args);
       } finally {
         release();
       }
+      return settled(since, result);
     };
   }
 
@@ -329,8 +357,12 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   const store: Store = {
     ...(storeOps as unknown as StoreOps),
     kind: "sqlite",
-    transaction(fn) {
-      return group.submit({ inBatch: () => bodyInBatch(fn), alone: () => bodyAlone(fn) });
+    async transaction(fn) {
+      const since = ownAuthChanges;
+      return settled(
+        since,
+        await group.submit({ inBatch: () => bodyInBatch(fn), alone: () => bodyAlone(fn) }),
+      );
     },
     onEventsReady(listener) {
       listeners.add(listener);
@@ -347,12 +379,12 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     authCacheMaxAgeMs: 10 * 60_000,
     // Operator commands (`cap-kernel tokens revoke --db …`) may write the file from another process while
     // this one serves: data_version moves only on other connections' commits, so any foreign write drops
-    // the token caches before they are trusted again. Looked at on every use (once per event-loop turn would
-    // leave a revocation committed during the turn unseen by later requests): one pread of the change
-    // counter, and data_version only after a commit to the file.
+    // the token caches before they are trusted again. Looked at every AUTH_LOOK_MS at most (one pread of
+    // the change counter, data_version only after a commit to the file); the writer's settle wait
+    // (AUTH_SETTLE_MS) makes that enough for every request sent after its revocation answered.
     authCacheSafe: () => {
       if (closed) return false;
-      checkVersion();
+      if (performance.now() - lookedAt >= AUTH_LOOK_MS) checkVersion();
       return true;
     },
     // Every in-process write that readies an event notifies (onEventsReady), and lease ends are scheduled
