@@ -24,6 +24,6 @@ export async function opsRoutes(
   });
   app.get("/metrics", async (_req, reply) => {
     reply.type(deps.metrics.registry.contentType);
-    return deps.metrics.registry.metrics();
+    return deps.metrics.text();
   });
 }
