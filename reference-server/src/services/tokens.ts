@@ -61,6 +61,16 @@ export function createTokensService({ store, clock }: ServiceDeps) {
     };
   };
 
+  const runtimeTokenHash = (authorization?: string): string => {
+    const value = bearerValue(authorization);
+    if (!RUNTIME_TOKEN.test(value)) fail("token_malformed");
+    return sha256Hex(value);
+  };
+  const agentByHash = (hash: string): AgentCaller | Promise<AgentCaller> => {
+    const cached = cache.peek(hash);
+    return cached ? agentCaller(cached) : cache.lookup(hash).then(agentCaller);
+  };
+
   return {
     /** The token cache (size for tests); close() stops it when the kernel shuts down. */
     cache,
@@ -72,12 +82,12 @@ export function createTokensService({ store, clock }: ServiceDeps) {
      * is cached (this runs on every CAP request); throws or rejects with the token's error code.
      */
     authenticateAgent(authorization?: string): AgentCaller | Promise<AgentCaller> {
-      const value = bearerValue(authorization);
-      if (!RUNTIME_TOKEN.test(value)) fail("token_malformed");
-      const hash = sha256Hex(value);
-      const cached = cache.peek(hash);
-      return cached ? agentCaller(cached) : cache.lookup(hash).then(agentCaller);
+      return agentByHash(runtimeTokenHash(authorization));
     },
+    /** The SHA-256 (hex) a runtime token is known by; throws auth_required or token_malformed. */
+    runtimeTokenHash,
+    /** authenticateAgent for a value runtimeTokenHash already hashed (a connection hashes its token once). */
+    agentByHash,
 
     async authenticateUser(authorization?: string): Promise<UserCaller> {
       const value = bearerValue(authorization);
