@@ -17,6 +17,9 @@ export function installGracefulClose(
   graceMs = 10_000,
 ): void {
   let inFlight = 0;
+  const answered = () => {
+    inFlight--;
+  };
   // One callback hook for both jobs, not two, and not an async one: it runs on every request.
   app.addHook("onRequest", (_req, reply, done) => {
     if (isClosing()) {
@@ -24,10 +27,9 @@ export function installGracefulClose(
       return;
     }
     inFlight++;
-    // `close` fires once per response, finished or aborted, so the count cannot drift.
-    reply.raw.once("close", () => {
-      inFlight--;
-    });
+    // `close` fires once per response, finished or aborted, so the count cannot drift. One listener
+    // function for every response (`on`, not `once`): `once` wraps a new closure per request.
+    reply.raw.on("close", answered);
     done();
   });
   app.addHook("preClose", async () => {
