@@ -37,15 +37,18 @@ export interface SqliteStoreOptions {
 type AnyFn = (...args: unknown[]) => unknown;
 
 /**
- * Auth changes committed by another process (an operator command on the same file) are looked for at
- * most every AUTH_LOOK_MS on the authentication path. A look is a pread of the wal-index change counter,
- * a system call: ~4 µs on the bench machine, 6 % of the one-ack drain's CPU when it ran on every request
- * (A/B with bench/ab-drain.mjs). "Refused from the next request on" still holds for every write made
- * through this store, in any process: one that changes auth answers only AUTH_SETTLE_MS after its commit,
- * so a request sent after that answer is authenticated by a look made after the commit.
+ * Commits by another process (an operator command on the same file) are looked for at most every
+ * LOOK_MS, by the token caches and the read caches alike. A look is a pread of the wal-index change
+ * counter, a system call (~4 µs on the bench machine), then a read transaction for data_version after any
+ * commit: 6 % of the one-ack drain's CPU when the token caches looked on every request, 2.4 % of the
+ * conversational one when the read caches looked once per event-loop turn (perf). "Refused from the next
+ * request on" still holds for every write made through this store, in any process: one that changes auth
+ * answers only AUTH_SETTLE_MS after its commit, so a request sent after that answer is authenticated by a
+ * look made after the commit. Other caches (idle agents, active installations) see a foreign write at
+ * most LOOK_MS late, which only races that write.
  */
-const AUTH_LOOK_MS = 5;
-const AUTH_SETTLE_MS = 2 * AUTH_LOOK_MS;
+const LOOK_MS = 5;
+const AUTH_SETTLE_MS = 2 * LOOK_MS;
 
 /** The writes every driver sends many of: queued and committed together per event-loop turn. */
 const GROUPED = ["claimEvents", "ackEvent", "ackEvents", "renewLease", "releaseEvent"] as const;
@@ -139,7 +142,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     for (const drop of undoables) drop();
   };
   const freshen = () => {
-    if (!lookedThisTurn) checkVersion();
+    if (performance.now() - lookedAt >= LOOK_MS) checkVersion();
   };
   // Auth changes this store committed (counted at their announcement), for the settle wait below.
   let ownAuthChanges = 0;
@@ -196,23 +199,12 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   let checkpointer: Checkpointer | null = null;
   let seenChange = counter.read(); // read before data_version: a commit in between is then seen next time
   let seenVersion = dataVersion.get() as number;
-  // A look at data_version outside a transaction is a read transaction (1.6–2.9 µs on the bench's
-  // database; the conversational profile showed the caches looking twice within one request), so the
-  // read caches look once per event-loop turn; a cache read a turn late only races a foreign write. The
-  // token caches look at most every AUTH_LOOK_MS (authCacheSafe, and the settle wait that makes it safe).
-  let lookedThisTurn = false;
+  // When the last look at the file was (freshen and authCacheSafe look again only LOOK_MS later).
   let lookedAt = Number.NEGATIVE_INFINITY;
-  const endTurn = () => {
-    lookedThisTurn = false;
-  };
   /** Another connection committed since the last look: its writes may have changed auth or readied events. */
   const checkVersion = () => {
     if (!shared) return;
     lookedAt = performance.now();
-    if (!lookedThisTurn) {
-      lookedThisTurn = true;
-      setImmediate(endTurn);
-    }
     const change = counter.read();
     if (checkpointer === null && startFrames !== false && counter.frames >= startFrames)
       checkpointer = startCheckpointer({ path: options.path, minFrames: startFrames });
@@ -379,12 +371,12 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     authCacheMaxAgeMs: 10 * 60_000,
     // Operator commands (`cap-kernel tokens revoke --db …`) may write the file from another process while
     // this one serves: data_version moves only on other connections' commits, so any foreign write drops
-    // the token caches before they are trusted again. Looked at every AUTH_LOOK_MS at most (one pread of
+    // the token caches before they are trusted again. Looked at every LOOK_MS at most (one pread of
     // the change counter, data_version only after a commit to the file); the writer's settle wait
     // (AUTH_SETTLE_MS) makes that enough for every request sent after its revocation answered.
     authCacheSafe: () => {
       if (closed) return false;
-      if (performance.now() - lookedAt >= AUTH_LOOK_MS) checkVersion();
+      if (performance.now() - lookedAt >= LOOK_MS) checkVersion();
       return true;
     },
     // Every in-process write that readies an event notifies (onEventsReady), and lease ends are scheduled

@@ -23,7 +23,7 @@ export interface SqliteContext {
   isIdle(agentId: string): boolean;
   /**
    * Drops every mark of `idle` (and every undoable cache) when another connection has committed since;
-   * it looks at most once per event-loop turn, so a foreign commit is seen from the next turn on.
+   * it looks at most every 5 ms (index.ts, LOOK_MS), so a foreign commit is seen at most that late.
    */
   freshen(): void;
   /**

@@ -1,0 +1,82 @@
+#!/usr/bin/env node
+/**
+ * `cap-kernel`: the reference kernel's command line (commander; `--help` on every command).
+ * serve | provision | emit | dead-letters list|requeue | tokens issue|revoke | demo.
+ */
+import { Command, Option } from "commander";
+import { DEFAULT_DB } from "./cli/settings.js";
+// Command implementations load on use, so `--help` answers without loading the kernel.
+const serveCommand = async (f) => (await import("./cli/serve.js")).serveCommand(f);
+const demoCommand = async (f) => (await import("./cli/demo.js")).demoCommand(f);
+const provisionCommand = async (f) => (await import("./cli/provision.js")).provisionCommand(f);
+const emitCommand = async (f) => (await import("./cli/operate.js")).emitCommand(f);
+const deadLettersListCommand = async (f) => (await import("./cli/operate.js")).deadLettersListCommand(f);
+const deadLettersRequeueCommand = async (id, f) => (await import("./cli/operate.js")).deadLettersRequeueCommand(id, f);
+const tokensIssueCommand = async (f) => (await import("./cli/operate.js")).tokensIssueCommand(f);
+const tokensRevokeCommand = async (id, f) => (await import("./cli/operate.js")).tokensRevokeCommand(id, f);
+const collect = (v, prev = []) => [...prev, v];
+function dbOptions(cmd) {
+    return cmd
+        .addOption(new Option("--db <url>", `store: sqlite:PATH | sqlite::memory: | postgres://… (env CAP_DB; default ${DEFAULT_DB})`))
+        .addOption(new Option("--lease-seconds <n>", "lease length in seconds (env CAP_LEASE_SECONDS; default 30)"))
+        .addOption(new Option("--max-attempts <n>", "deliveries before an event fails (env CAP_MAX_ATTEMPTS; default 5)"));
+}
+function serverOptions(cmd) {
+    return dbOptions(cmd)
+        .addOption(new Option("--port <n>", "port (env CAP_PORT; default 7070)"))
+        .addOption(new Option("--host <host>", "interface (env CAP_HOST; default 127.0.0.1)"))
+        .addOption(new Option("--log-level <level>", "pino level (env CAP_LOG_LEVEL; default info)"))
+        .addOption(new Option("--profile <name>", "wire profile: cap (CAP v1 exactly) | production (the production kernel's dialect, for deployed drivers; env CAP_PROFILE; default cap)"));
+}
+const program = new Command()
+    .name("cap-kernel")
+    .description("The CAP v1 reference kernel: embedded SQLite by default, PostgreSQL for several replicas.")
+    .showHelpAfterError();
+serverOptions(program.command("serve").description("Serve CAP v1 and the admin surface over HTTP.")).action(serveCommand);
+dbOptions(program
+    .command("provision")
+    .description("Create users, pods, agents, installations and tokens in the database; print them as JSON.")
+    .option("--file <path>", "a JSON spec: {users:[{name,admin}], pods:[{name,owner,members}], agents:[{name,instanceId,pods,installedBy,messagePosted}]}")
+    .option("--admin <name>", "the admin user to create (flags mode; default admin)")
+    .option("--pod <name>", "a pod to create (repeatable)", collect)
+    .option("--agent <spec>", "name[:instanceId]@pod[,pod…] to publish, install and issue a token for (repeatable)", collect)
+    .option("--for-conformance", "print the conformance fixture JSON (two agents share a pod, a third in another)")
+    .option("--base-url <url>", "baseUrl written into the fixture (default from CAP_HOST/CAP_PORT)")).action(provisionCommand);
+dbOptions(program
+    .command("emit")
+    .description("Inject an event of any type for an installed agent (no server needed).")
+    .requiredOption("--agent <name>", "agent name")
+    .option("--instance <id>", "instance id (default: default)")
+    .requiredOption("--pod <pod>", "pod id or unique name")
+    .requiredOption("--type <type>", "event type, e.g. task.assigned")
+    .option("--payload <json>", "payload JSON object (default {})")).action(emitCommand);
+const dead = program.command("dead-letters").description("Inspect and requeue failed events.");
+dbOptions(dead
+    .command("list")
+    .description("List failed events, newest first.")
+    .option("--pod <pod>", "pod id or unique name")
+    .option("--agent <name>", "agent name")
+    .option("--instance <id>", "instance id")
+    .option("--limit <n>", "at most this many (default 100)")).action(deadLettersListCommand);
+dbOptions(dead.command("requeue <eventId>").description("Make a failed event pending again.")).action(deadLettersRequeueCommand);
+const tokens = program.command("tokens").description("Issue and revoke tokens.");
+dbOptions(tokens
+    .command("issue")
+    .description("Issue a runtime token for an installed agent (or, with --user only, a user API token).")
+    .option("--pod <pod>", "pod id or unique name")
+    .option("--agent <name>", "agent name")
+    .option("--instance <id>", "instance id (default: default)")
+    .option("--issued-by <user>", "issuing human, id or name (default: the oldest kernel admin)")
+    .option("--user <user>", "issue a user API token for this user instead")
+    .option("--label <label>", "label")).action(tokensIssueCommand);
+dbOptions(tokens.command("revoke <tokenId>").description("Revoke a runtime token.")).action(tokensRevokeCommand);
+serverOptions(program
+    .command("demo")
+    .description("Serve on .cap-kernel/demo.db with a demo pod and an echo driver; print tokens.")
+    .option("--driver <command>", "run this CAP driver for agent echo instead of the built-in one (gets CAP_URL and CAP_TOKEN)")
+    .addHelpText("after", "\nExamples:\n  cap-kernel demo\n  cap-kernel demo --driver 'node examples/echo-ts/dist/echo.js'")).action(demoCommand);
+program.parseAsync(process.argv).catch((err) => {
+    process.stderr.write(`cap-kernel: ${err.message}\n`);
+    process.exit(1);
+});
+//# sourceMappingURL=bin.js.map

@@ -1,0 +1,66 @@
+/**
+ * `cap-kernel serve`: open the store, build the app, listen; on SIGTERM/SIGINT shut down gracefully
+ * (long-polls released with [], in-flight requests finished, store closed) and exit 0.
+ */
+import { readFileSync } from "node:fs";
+import { buildApp } from "../http/app.js";
+import { baseUrlFor, resolveServe } from "./settings.js";
+export async function startServer(flags, extra) {
+    const s = resolveServe(flags);
+    const app = await buildApp({
+        db: s.db,
+        config: { leaseSeconds: s.leaseSeconds, maxAttempts: s.maxAttempts },
+        profile: s.profile,
+        logger: extra?.logger === false ? false : { level: s.logLevel },
+    });
+    // A larger accept backlog so thousands of drivers (re)connecting at once are not refused.
+    await app.listen({ port: s.port, host: s.host, backlog: 4096 });
+    const address = app.server.address();
+    const port = typeof address === "object" && address ? address.port : s.port;
+    return { app, settings: s, url: baseUrlFor(s.host, port) };
+}
+/** Close app then store once, on the first of the given signals; resolves when done. */
+export function closeOnSignals(close) {
+    return new Promise((resolve) => {
+        let closing = false;
+        const onSignal = (signal) => {
+            if (closing)
+                return;
+            closing = true;
+            process.stderr.write(`cap-kernel: ${signal}, shutting down\n`);
+            const force = setTimeout(() => process.exit(1), 30_000);
+            force.unref();
+            close()
+                .catch((err) => process.stderr.write(`cap-kernel: error while closing: ${err.message}\n`))
+                .finally(() => resolve());
+        };
+        process.once("SIGTERM", () => onSignal("SIGTERM"));
+        process.once("SIGINT", () => onSignal("SIGINT"));
+    });
+}
+/** The process's open-file limit (Node raises the soft limit to the hard one at start), null off Linux. */
+function openFileLimit() {
+    try {
+        const line = readFileSync("/proc/self/limits", "utf8")
+            .split("\n")
+            .find((l) => l.startsWith("Max open files"));
+        const n = Number(line?.split(/\s+/)[3]);
+        return Number.isFinite(n) ? n : null;
+    }
+    catch {
+        return null;
+    }
+}
+export async function serveCommand(flags) {
+    const { app, url, settings } = await startServer(flags);
+    const files = openFileLimit();
+    // Each open driver connection is a file descriptor: a low limit caps the waiting long-polls.
+    if (files !== null && files < 10_240)
+        process.stderr.write(`cap-kernel: warning: open-file limit is ${files}, so at most about ${files - 64} drivers can hold a connection; raise it (ulimit -n, systemd LimitNOFILE)\n`);
+    process.stderr.write(`cap-kernel: listening on ${url} (store ${app.kernel.health.storeKind}, lease ${settings.leaseSeconds}s, maxAttempts ${settings.maxAttempts}, profile ${settings.profile})\n`);
+    await closeOnSignals(async () => {
+        await app.close();
+        await app.kernel.close();
+    });
+}
+//# sourceMappingURL=serve.js.map

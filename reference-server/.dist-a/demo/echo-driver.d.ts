@@ -1,0 +1,9 @@
+export interface EchoDriverOptions {
+    baseUrl: string;
+    token: string;
+    name: string;
+    log?: (line: string) => void;
+}
+export declare function startEchoDriver({ baseUrl, token, name, log }: EchoDriverOptions): {
+    stop(): Promise<void>;
+};

@@ -1,0 +1,83 @@
+/**
+ * The kernel's one error registry: every `{code, status, message}` comes from spec/errors.yaml (surface cap
+ * and admin), loaded once. KernelError is what services throw; the HTTP layer turns it into the body
+ * `{code, message, details?}` with the registry's status. Must never invent a code: ErrorCode lists exactly
+ * the codes the kernel may send, and a test checks each exists in spec/errors.yaml with this status.
+ */
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { parse } from "yaml";
+export const ERROR_CODES = [
+    "auth_required",
+    "token_malformed",
+    "token_unknown",
+    "token_revoked",
+    "not_installed",
+    "event_not_found",
+    "route_not_found",
+    "lease_lost",
+    "validation_failed",
+    "malformed_json",
+    "unknown_memory_section",
+    "message_not_in_pod",
+    "content_too_large",
+    "body_too_large",
+    "unsupported_media_type",
+    "idempotency_key_reused",
+    "rate_limited",
+    "internal_error",
+    "unavailable",
+    "store_unavailable",
+    // admin surface
+    "forbidden",
+    "user_not_found",
+    "pod_not_found",
+    "agent_not_found",
+    "installation_not_found",
+    "runtime_token_not_found",
+    "decision_not_found",
+    "already_installed",
+    "decision_already_answered",
+    "invalid_decision_option",
+    "event_not_failed",
+    "agent_name_taken",
+    "join_code_invalid",
+    "join_code_used",
+    "join_code_expired",
+];
+let cache = null;
+/** The registry as spec/errors.yaml declares it (read from the @commonly/cap-spec package). */
+export function loadErrorRegistry() {
+    if (cache)
+        return cache;
+    const file = createRequire(import.meta.url).resolve("@commonly/cap-spec/errors.yaml");
+    const entries = parse(readFileSync(file, "utf8"));
+    cache = new Map(entries.map((e) => [e.code, e]));
+    return cache;
+}
+export function errorEntry(code) {
+    const entry = loadErrorRegistry().get(code);
+    if (!entry)
+        throw new Error(`error code ${code} is not in spec/errors.yaml`);
+    return entry;
+}
+export class KernelError extends Error {
+    code;
+    details;
+    headers;
+    name = "KernelError";
+    status;
+    constructor(code, message, details, headers) {
+        const entry = errorEntry(code);
+        super(message ?? entry.message);
+        this.code = code;
+        this.details = details;
+        this.headers = headers;
+        this.status = entry.status;
+    }
+}
+/** Throw the registry error `code`. */
+export function fail(code, message, details) {
+    throw new KernelError(code, message, details);
+}
+//# sourceMappingURL=registry.js.map

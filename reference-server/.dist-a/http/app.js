@@ -1,0 +1,90 @@
+/**
+ * buildApp({store | db, config}): the kernel as a Fastify app — CAP under /api/agents/runtime, the admin
+ * surface under /api, ops routes — with one error shape, JSON-only bodies, metrics and redacted logs.
+ * close() is graceful: long-polls are released with [] first, in-flight requests finish, new ones get 503.
+ * Routes stay thin; every rule lives in the services (src/services), every query in the store.
+ */
+import { registerConsoleAndDocs } from "@commonly/cap-console";
+import { CAP_BASE_PATH } from "@commonly/cap-spec/constants";
+import Fastify from "fastify";
+import { createKernel, openKernel } from "../kernel.js";
+import { wireProfile } from "../profiles/index.js";
+import { installJsonOnly } from "./content-type.js";
+import { installErrorHandling } from "./errors.js";
+import { installGracefulClose } from "./graceful-close.js";
+import { createLogger } from "./logger.js";
+import { createMetrics } from "./metrics.js";
+import { lazyRequestLogger } from "./request-logger.js";
+import { adminRoutes } from "./routes/admin.js";
+import { capRoutes } from "./routes/cap.js";
+import { opsRoutes } from "./routes/ops.js";
+import "./types.js";
+import { Validators } from "./validation.js";
+/** Server timeouts (ms), exported for the test that holds them against the longest long-poll. */
+export const SERVER_TIMEOUTS = { keepAliveTimeout: 72_000, requestTimeout: 60_000 };
+let validatorsCache = null;
+export async function buildApp(options) {
+    const metrics = createMetrics();
+    const kernelOptions = {
+        ...(options.config ? { config: options.config } : {}),
+        ...(options.clock ? { clock: options.clock } : {}),
+        observer: metrics.observer,
+    };
+    const kernel = "db" in options
+        ? await openKernel({ ...kernelOptions, db: options.db })
+        : createKernel({ ...kernelOptions, store: options.store });
+    validatorsCache ??= new Validators();
+    const validators = validatorsCache;
+    const logger = options.logger === false
+        ? undefined
+        : options.logger && "info" in options.logger
+            ? options.logger
+            : createLogger(options.logger || {});
+    const app = Fastify({
+        ...(logger ? { loggerInstance: logger, childLoggerFactory: lazyRequestLogger } : { logger: false }),
+        bodyLimit: kernel.config.bodyLimitBytes,
+        return503OnClosing: false,
+        // An automatic HEAD twin of GET /events would claim events and throw them away.
+        exposeHeadRoutes: false,
+        // Long-polls: a 25 s wait must outlive every server timeout, and thousands of drivers may each keep one
+        // connection open. No idle-socket timeout (a parked poll sends nothing for 25 s), keep-alive well past
+        // the longest wait so the next poll reuses the connection, no cap on requests per connection. The
+        // request timeout covers receiving a request only (slow uploads), never the wait for its answer.
+        connectionTimeout: 0,
+        keepAliveTimeout: SERVER_TIMEOUTS.keepAliveTimeout,
+        requestTimeout: SERVER_TIMEOUTS.requestTimeout,
+        maxRequestsPerSocket: 0,
+    });
+    let closing = false;
+    app.decorate("kernel", kernel);
+    app.decorateRequest("agent", null);
+    app.decorateRequest("user", null);
+    installJsonOnly(app);
+    // Requests that matched no route are counted as "unmatched"; every route counts its own (onRoute below).
+    installErrorHandling(app, {
+        onUnmatched: (req, reply) => metrics.observeRequest(req.method, "unmatched", reply.statusCode, reply.elapsedTime / 1000),
+    });
+    metrics.bindLive(kernel.health.queueStats, () => kernel.hub.waiterCount());
+    // Each route gets the metrics hook for its own template, made once here. One global onResponse hook
+    // reading req.routeOptions.url cost about 4 % of the kernel's CPU on the one-ack drain (A/B with
+    // bench/ab-drain.mjs): that getter builds a new options object on every call.
+    app.addHook("onRoute", (route) => {
+        const hook = metrics.responseHook(route.url);
+        route.onResponse = route.onResponse === undefined ? hook : [route.onResponse, hook].flat();
+    });
+    // New requests are refused 503 while closing; the others are counted until answered (graceful-close.ts).
+    installGracefulClose(app, () => {
+        closing = true;
+        kernel.hub.close();
+    }, () => closing);
+    app.addHook("onClose", async () => kernel.tokens.cache.close());
+    const deps = { kernel, validators, profile: wireProfile(options.profile) };
+    await app.register(opsRoutes, { ...deps, metrics, isClosing: () => closing });
+    await app.register(capRoutes, { ...deps, prefix: CAP_BASE_PATH });
+    await app.register(adminRoutes, { ...deps, prefix: "/api" });
+    // The dev console (/console/) and the docs site (/docs/): static files, served on every kernel so a
+    // driver author keeps one URL open beside their editor.
+    await registerConsoleAndDocs(app);
+    return app;
+}
+//# sourceMappingURL=app.js.map

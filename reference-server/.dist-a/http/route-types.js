@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=route-types.js.map

@@ -1,0 +1,55 @@
+/**
+ * CAP event routes: GET /events (claim with lease, optional long-poll and pollId), POST /events/{id}/ack,
+ * POST /events/{id}/renew, POST /events/{id}/release, POST /events/ack (batch). Thin: validate, call the
+ * events service, shape the answer.
+ */
+import { CAP_BASE_PATH } from "@commonly/cap-spec/constants";
+import { iso } from "../../clock.js";
+import { HangUp } from "../hang-up.js";
+import { checks } from "../request-checks.js";
+export async function capEventRoutes(app, { kernel, validators, profile }) {
+    app.get("/events", {
+        // A poll claims: no cache or intermediary may store or serve any of its answers, errors included
+        // (onSend runs for those too, also when authentication refused the request before the handler).
+        onSend: (_req, reply, payload, done) => {
+            reply.header("Cache-Control", "no-store");
+            done(null, payload);
+        },
+        preValidation: checks({ query: validators.query("cap", "get", `${CAP_BASE_PATH}/events`) }),
+    }, async (req, reply) => {
+        const { limit, waitSeconds, pollId } = req.query;
+        // A client that hangs up while its long-poll waits must not have events claimed for it.
+        const gone = new HangUp(reply.raw);
+        try {
+            const events = await kernel.events.poll(req.agent, {
+                limit,
+                waitSeconds,
+                ...(pollId !== undefined ? { pollId } : {}),
+                signal: gone,
+            });
+            // Written as text (profiles/events-answer.ts): payloads go out as the store holds them.
+            return reply.type("application/json; charset=utf-8").send(profile.eventsBody(events));
+        }
+        finally {
+            gone.dispose();
+        }
+    });
+    app.post("/events/:id/ack", { preValidation: checks({ body: validators.capModel("AckRequest"), optionalBody: true }) }, async (req) => {
+        await kernel.events.ack(req.agent, req.params.id, req.body.result);
+        return profile.ackAnswer();
+    });
+    app.post("/events/:id/renew", { preValidation: checks({ body: validators.capModel("RenewRequest") }) }, async (req) => {
+        const until = await kernel.events.renew(req.agent, req.params.id, req.body.attempts);
+        return { ok: true, leaseExpiresAt: iso(until) };
+    });
+    app.post("/events/:id/release", { preValidation: checks({ body: validators.capModel("ReleaseRequest") }) }, async (req) => {
+        const r = await kernel.events.release(req.agent, req.params.id, req.body);
+        return r.status === "pending"
+            ? { ok: true, status: "pending", availableAt: iso(r.availableAt) }
+            : { ok: true, status: "failed" };
+    });
+    app.post("/events/ack", { preValidation: checks({ body: validators.capModel("BatchAckRequest") }) }, async (req) => ({
+        results: await kernel.events.ackMany(req.agent, req.body.acks),
+    }));
+}
+//# sourceMappingURL=cap-events.js.map

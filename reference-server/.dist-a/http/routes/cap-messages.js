@@ -1,0 +1,45 @@
+/**
+ * CAP message routes: POST /pods/{podId}/messages (with the optional Idempotency-Key header) and
+ * GET /pods/{podId}/messages (message-read with `self` / `isBot`).
+ */
+import { CAP_BASE_PATH } from "@commonly/cap-spec/constants";
+import { fail } from "../../errors/registry.js";
+import { checks } from "../request-checks.js";
+const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
+export async function capMessageRoutes(app, { kernel, validators, profile }) {
+    app.post("/pods/:podId/messages", { preValidation: checks({ body: validators.capModel("PostMessageRequest") }) }, async (req, reply) => {
+        const { podId } = req.params;
+        const raw = req.headers["idempotency-key"];
+        const key = Array.isArray(raw) ? raw[0] : raw;
+        if (key !== undefined && !IDEMPOTENCY_KEY.test(key))
+            fail("validation_failed", undefined, {
+                errors: [
+                    { path: "/Idempotency-Key", in: "headers", message: "must be 1–255 printable ASCII characters" },
+                ],
+            });
+        const body = req.body;
+        const r = await kernel.messages.postAsAgent(req.agent, podId, body, req.body, key);
+        if (r.replayed)
+            reply.header("Idempotent-Replayed", "true");
+        // A replay has the same body (same hash), so the request describes the stored message exactly.
+        const answer = profile.postAnswer({
+            ...r.body,
+            podId,
+            content: body.content,
+            author: { id: req.agent.agentId, kind: "agent", name: req.agent.agentName },
+            ...(body.replyToMessageId !== undefined ? { replyToMessageId: body.replyToMessageId } : {}),
+            ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
+        });
+        return reply.code(answer.status).send(answer.body);
+    });
+    app.get("/pods/:podId/messages", {
+        preValidation: checks({
+            query: validators.query("cap", "get", `${CAP_BASE_PATH}/pods/{podId}/messages`),
+        }),
+    }, async (req) => {
+        const { podId } = req.params;
+        const { limit, before } = req.query;
+        return { messages: await kernel.messages.list(req.agent, podId, { limit, before }) };
+    });
+}
+//# sourceMappingURL=cap-messages.js.map

@@ -1,0 +1,3 @@
+import type { FastifyInstance } from "fastify";
+import type { RouteDeps } from "../types.js";
+export declare function capRoutes(app: FastifyInstance, deps: RouteDeps): Promise<void>;

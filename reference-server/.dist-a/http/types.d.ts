@@ -1,0 +1,19 @@
+/**
+ * Shared HTTP-layer types: the request decorations set by the auth hooks, and the route plugin options.
+ */
+import type { Kernel } from "../kernel.js";
+import type { WireProfile } from "../profiles/index.js";
+import type { AgentCaller, UserCaller } from "../services/deps.js";
+import type { Validators } from "./validation.js";
+declare module "fastify" {
+    interface FastifyRequest {
+        agent: AgentCaller | null;
+        user: UserCaller | null;
+    }
+}
+export interface RouteDeps {
+    kernel: Kernel;
+    validators: Validators;
+    /** The wire dialect of this kernel process (src/profiles). */
+    profile: WireProfile;
+}

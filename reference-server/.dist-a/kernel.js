@@ -1,0 +1,72 @@
+/**
+ * The kernel without HTTP, and its composition root: every service wired to one store, config and clock.
+ * The HTTP app and the CLI (provision, emit, tokens, dead-letters) both build on this, so the CLI acting on
+ * the database directly follows exactly the rules the routes follow.
+ * Must never hand out the store: callers get services (which hold the access rules), a read-only health
+ * view and close(). Only this file, the services and the store itself import `store/` (a test holds that).
+ */
+import { systemClock } from "./clock.js";
+import { resolveConfig } from "./config.js";
+import { createDecisionsService } from "./services/decisions.js";
+import { createEventsService } from "./services/events.js";
+import { createJoinsService } from "./services/joins.js";
+import { createMemoryService } from "./services/memory.js";
+import { createMessagesService } from "./services/messages.js";
+import { createOperatorService } from "./services/operator.js";
+import { createPodsService } from "./services/pods.js";
+import { createRegistryService } from "./services/registry.js";
+import { createTokensService } from "./services/tokens.js";
+import { createUsersService } from "./services/users.js";
+import { WakeHub } from "./services/wake-hub.js";
+import { openStore } from "./store/open.js";
+/** What a service throws when the store cannot be reached (the HTTP layer answers 503). */
+export { StoreUnavailableError } from "./store/contract.js";
+export function createKernel(options) {
+    const { store } = options;
+    const deps = {
+        store,
+        config: resolveConfig(options.config),
+        clock: options.clock ?? systemClock,
+    };
+    const hub = new WakeHub(deps.store, {
+        clock: deps.clock,
+        maxAttempts: deps.config.maxAttempts,
+        backstopMs: deps.config.longPollBackstopMs,
+        slackMs: deps.config.longPollSlackMs,
+    });
+    const tokens = createTokensService(deps);
+    const messages = createMessagesService(deps);
+    const registry = createRegistryService(deps, tokens);
+    return {
+        config: deps.config,
+        clock: deps.clock,
+        hub,
+        tokens,
+        messages,
+        registry,
+        events: createEventsService(deps, hub, options.observer),
+        memory: createMemoryService(deps),
+        decisions: createDecisionsService(deps, messages),
+        users: createUsersService(deps, tokens),
+        pods: createPodsService(deps),
+        joins: createJoinsService(deps, registry, tokens),
+        operator: createOperatorService(deps, registry),
+        /** Read-only: which store, whether it answers (readiness), its row counts per state (metrics). */
+        health: {
+            storeKind: store.kind,
+            ping: () => store.ping(),
+            queueStats: () => store.queueStats(),
+        },
+        /** Writes what is still buffered and closes the store (after the HTTP app, if any, has closed). */
+        close: async () => {
+            await tokens.touches.close();
+            await store.close();
+        },
+    };
+}
+/** Opens the store a `--db` URL names (`sqlite:…`, `postgres://…`) and builds the kernel on it. */
+export async function openKernel(options) {
+    const { db, ...rest } = options;
+    return createKernel({ ...rest, store: await openStore(db) });
+}
+//# sourceMappingURL=kernel.js.map

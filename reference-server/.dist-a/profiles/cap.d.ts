@@ -1,0 +1,2 @@
+import type { WireProfile } from "./wire-profile.js";
+export declare const capProfile: WireProfile;

@@ -1,0 +1,28 @@
+/**
+ * The body of a poll answer, `{"events":[…]}`, written as JSON text. Each event is the CAP Event: `id`,
+ * `_id` (the same value: a non-normative alias that deployed production drivers read), `type`, `podId`,
+ * `payload`, `attempts`, `createdAt` and, while leased, `leaseExpiresAt`. The payload is written as the
+ * JSON text the store holds (DeliveredEvent), never parsed and stringified again on the way: in the
+ * batch-ack drain that round trip, and the garbage it left, were about a tenth of the kernel's CPU
+ * (paired runs, docs/benchmarks.md).
+ *
+ * Must never: write anything but valid JSON, or an event `JSON.parse` would read differently from the
+ * object `{id, _id, type, podId, payload, attempts, createdAt, leaseExpiresAt?}` (the test holds the two
+ * against each other).
+ */
+import { iso } from "../clock.js";
+/** `{"events":[…]}` for `events`; `typeOf` gives each event's wire `type` (a profile may rename types). */
+export function eventsAnswer(events, typeOf = (e) => e.type) {
+    let out = '{"events":[';
+    for (let i = 0; i < events.length; i++) {
+        const e = events[i];
+        const id = JSON.stringify(e.id);
+        out +=
+            `${i === 0 ? "" : ","}{"id":${id},"_id":${id},"type":${JSON.stringify(typeOf(e))},` +
+                `"podId":${JSON.stringify(e.podId)},"payload":${e.payloadJson},` +
+                `"attempts":${JSON.stringify(e.attempts)},"createdAt":"${iso(e.createdAt)}"` +
+                `${e.leaseExpiresAt !== null ? `,"leaseExpiresAt":"${iso(e.leaseExpiresAt)}"` : ""}}`;
+    }
+    return `${out}]}`;
+}
+//# sourceMappingURL=events-answer.js.map

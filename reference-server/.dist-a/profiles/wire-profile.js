@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=wire-profile.js.map

@@ -1,0 +1,2 @@
+export const noopObserver = { leaseExpired: () => { }, deadLettered: () => { } };
+//# sourceMappingURL=events-observer.js.map

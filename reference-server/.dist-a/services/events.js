@@ -1,0 +1,97 @@
+/**
+ * Events: poll (claim with leases, long-poll), ack, renew (the wire shape is profiles/events-answer.ts). The lease rules
+ * themselves live in the store's claimEvents (one atomic step); this service decides timing and waiting.
+ * Must never deliver an event twice inside one lease, or answer a poll after its wait has ended.
+ */
+import { fail } from "../errors/registry.js";
+import { claimUnderPollId, deliveryVerbs } from "./deliveries.js";
+import { noopObserver } from "./events-observer.js";
+export function createEventsService(deps, hub, observer = noopObserver) {
+    const { store, config, clock } = deps;
+    const leaseMs = Math.round(config.leaseSeconds * 1000);
+    /** `subscribed`: 1 when the caller is a long-poll whose own waiter is already subscribed. */
+    async function claim(agentId, limit, now = clock.now(), pollId, subscribed = 0) {
+        const input = { agentId, limit, leaseMs, maxAttempts: config.maxAttempts, now };
+        let events;
+        if (pollId !== undefined)
+            events = await claimUnderPollId(deps, input, pollId, observer);
+        else {
+            const r = await store.claimEvents(input);
+            if (r.expiredLeases)
+                observer.leaseExpired(r.expiredLeases);
+            if (r.newlyFailed)
+                observer.deadLettered(r.newlyFailed);
+            events = r.events;
+        }
+        // Another poll of this agent may be waiting: the lease taken now is a ready instant it must hear of
+        // (a waiting poll reads the next lease end only at its own claim, and the backstop may not sweep).
+        const until = events[0]?.leaseExpiresAt;
+        if (until != null && hub.waitersOf(agentId) > subscribed)
+            hub.wakeAt(agentId, until);
+        return events;
+    }
+    return {
+        leaseMs,
+        async poll(caller, { limit, waitSeconds, pollId, signal }) {
+            if (waitSeconds <= 0 || hub.isClosed)
+                return claim(caller.agentId, limit, undefined, pollId);
+            const deadline = performance.now() + waitSeconds * 1000;
+            const waiter = hub.subscribe(caller.agentId, waitSeconds * 1000);
+            try {
+                for (;;) {
+                    waiter.reset();
+                    // One `now` for the claim and the lease look-up: a lease that ends between the two reads is
+                    // then found (and scheduled, due at once) instead of slipping past both until the backstop fires.
+                    const now = clock.now();
+                    const events = await claim(caller.agentId, limit, now, pollId, 1);
+                    const left = deadline - performance.now();
+                    if (events.length > 0 || left <= 0)
+                        return events;
+                    // The agent's next lease expiry goes to the process-wide scheduler (one timer for all polls); the
+                    // poll itself then sleeps until a wake-up or its deadline, without re-querying on a timer.
+                    const next = await store.nextLeaseExpiry({
+                        agentId: caller.agentId,
+                        now,
+                        maxAttempts: config.maxAttempts,
+                    });
+                    if (next !== null)
+                        hub.wakeAt(caller.agentId, next);
+                    const reason = await waiter.wait(deadline - performance.now(), signal);
+                    // A wait that ran out with no wake-up has nothing new to claim (every source that readies an
+                    // event wakes it); the driver's next poll claims anyway, so no second query per idle cycle.
+                    if (reason !== "woken")
+                        return [];
+                }
+            }
+            finally {
+                waiter.dispose();
+            }
+        },
+        async ack(caller, eventId, result) {
+            const own = await store.ackEvent({
+                agentId: caller.agentId,
+                eventId,
+                now: clock.now(),
+                result: result ?? null,
+            });
+            if (!own)
+                fail("event_not_found");
+        },
+        async renew(caller, eventId, attempts) {
+            const r = await store.renewLease({
+                agentId: caller.agentId,
+                eventId,
+                attempts,
+                leaseMs,
+                now: clock.now(),
+            });
+            if (r.status === "not_found")
+                fail("event_not_found");
+            if (r.status === "lease_lost")
+                fail("lease_lost");
+            return r.leaseExpiresAt;
+        },
+        ...deliveryVerbs(deps, observer),
+    };
+}
+//# sourceMappingURL=events.js.map

@@ -1,0 +1,132 @@
+/**
+ * Messages: agents and humans post into pods (message insert, fan-out events and the Idempotency-Key
+ * record in ONE transaction), and read a pod's recent messages. Check order follows CAP's precedence:
+ * pod access (403), size (413), reply target (400), idempotency (422). Who may read or post in a pod is
+ * decided here: an agent installed in it, a human member (or a kernel admin).
+ * Must never let a body name its author, or commit a message without its events.
+ */
+import { iso } from "../clock.js";
+import { fail } from "../errors/registry.js";
+import { newId, sha256Hex } from "../secrets.js";
+import { requirePodMember } from "./access.js";
+import { canonicalJson } from "./canonical-json.js";
+import { fanOut } from "./fan-out.js";
+const utf8Bytes = (s) => Buffer.byteLength(s, "utf8");
+export function createMessagesService(deps) {
+    const { store, config, clock } = deps;
+    function checkContent(content) {
+        if (content.trim() === "")
+            fail("validation_failed", undefined, {
+                errors: [{ path: "/content", in: "body", message: "must not be blank" }],
+            });
+        if (utf8Bytes(content) > config.maxMessageBytes)
+            fail("content_too_large", undefined, { maxMessageBytes: config.maxMessageBytes });
+    }
+    /** Inserts the message and its fan-out events inside `tx`. */
+    async function insert(tx, podId, author, body, id) {
+        let replyToAgentId = null;
+        if (body.replyToMessageId !== undefined) {
+            const target = await tx.getMessage(body.replyToMessageId);
+            if (!target || target.podId !== podId)
+                fail("message_not_in_pod");
+            if (target.author.kind === "agent")
+                replyToAgentId = target.author.id;
+        }
+        const message = {
+            id: id ?? newId("msg"),
+            podId,
+            content: body.content,
+            author,
+            replyToMessageId: body.replyToMessageId ?? null,
+            metadata: body.metadata ?? null,
+            createdAt: clock.now(),
+        };
+        await tx.insertMessage(message);
+        const installations = await tx.listInstallations({ podId, activeOnly: true });
+        await tx.enqueueEvents(fanOut({ message, installations, replyToAgentId, newEventId: () => newId("evt") }));
+        return message;
+    }
+    async function requireInstalled(tx, agentId, podId) {
+        if (!(await tx.findActiveInstallation(agentId, podId)))
+            fail("not_installed");
+    }
+    return {
+        insert,
+        checkContent,
+        requireInstalled,
+        async postAsAgent(caller, podId, body, rawBody, idempotencyKey) {
+            await requireInstalled(store, caller.agentId, podId);
+            checkContent(body.content);
+            const author = { kind: "agent", id: caller.agentId, name: caller.agentName };
+            return store.transaction(async (tx) => {
+                await requireInstalled(tx, caller.agentId, podId);
+                const now = clock.now();
+                // Only a keyed post is compared with an earlier one; most posts carry no key.
+                const requestHash = idempotencyKey === undefined ? "" : sha256Hex(canonicalJson({ podId, body: rawBody }));
+                if (idempotencyKey !== undefined) {
+                    const prior = await tx.getIdempotencyRecord(caller.agentId, idempotencyKey);
+                    if (prior && prior.createdAt > now - config.idempotencyTtlMs) {
+                        if (prior.requestHash !== requestHash)
+                            fail("idempotency_key_reused");
+                        return { status: 201, body: prior.body, replayed: true };
+                    }
+                }
+                const message = await insert(tx, podId, author, body);
+                const response = { id: message.id, createdAt: iso(message.createdAt) };
+                if (idempotencyKey !== undefined)
+                    await tx.putIdempotencyRecord({
+                        agentId: caller.agentId,
+                        key: idempotencyKey,
+                        requestHash,
+                        podId,
+                        status: 201,
+                        body: response,
+                        createdAt: now,
+                    });
+                return { status: 201, body: response, replayed: false };
+            });
+        },
+        async postAsHuman(user, podId, body) {
+            await requirePodMember(store, user, podId);
+            checkContent(body.content);
+            const author = { kind: "human", id: user.userId, name: user.name };
+            const message = await store.transaction((tx) => insert(tx, podId, author, body));
+            return { id: message.id, createdAt: iso(message.createdAt) };
+        },
+        /**
+         * The pod's messages as `viewer` may read them (an installed agent: 403 not_installed otherwise; a
+         * member human or kernel admin: 404 pod_not_found otherwise), newest first; `before` must name a
+         * message of this pod (CAP-READ-3); `self` is relative to the viewer.
+         */
+        async list(viewer, podId, { limit, before }) {
+            if (viewer.kind === "agent")
+                await requireInstalled(store, viewer.agentId, podId);
+            else
+                await requirePodMember(store, viewer, podId);
+            const self = viewer.kind === "agent"
+                ? { kind: "agent", id: viewer.agentId }
+                : { kind: "human", id: viewer.userId };
+            if (before !== undefined) {
+                const anchor = await store.getMessage(before);
+                if (!anchor || anchor.podId !== podId)
+                    fail("message_not_in_pod");
+            }
+            const rows = await store.listMessages({ podId, limit, ...(before !== undefined ? { before } : {}) });
+            return rows.map((m) => wireMessage(m, self));
+        },
+    };
+}
+export function wireMessage(m, viewer) {
+    return {
+        id: m.id,
+        podId: m.podId,
+        content: m.content,
+        author: { id: m.author.id, kind: m.author.kind, name: m.author.name },
+        ...(m.replyToMessageId !== null ? { replyToMessageId: m.replyToMessageId } : {}),
+        ...(m.metadata !== null ? { metadata: m.metadata } : {}),
+        createdAt: iso(m.createdAt),
+        self: m.author.kind === viewer.kind && m.author.id === viewer.id,
+        isBot: m.author.kind === "agent",
+    };
+}
+//# sourceMappingURL=messages.js.map

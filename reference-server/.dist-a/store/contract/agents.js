@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=agents.js.map

@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=content.js.map

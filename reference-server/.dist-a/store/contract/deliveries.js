@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=deliveries.js.map

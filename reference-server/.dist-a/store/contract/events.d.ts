@@ -1,0 +1,122 @@
+/** Store operations for the event queue: enqueue, claim with leases, ack, renew, retire, requeue, views (semantics: ../README.md). */
+import type { DeliveredEvent, EventRecord, NewEvent, QueueStats } from "../records.js";
+export interface ClaimInput {
+    agentId: string;
+    limit: number;
+    leaseMs: number;
+    maxAttempts: number;
+    now: number;
+}
+export interface ClaimResult {
+    /**
+     * The claimed events, oldest first (insertion order), each leased until now + leaseMs, attempts + 1;
+     * payloads as the stored JSON text.
+     */
+    events: DeliveredEvent[];
+    /** How many expired leases this call observed: re-claimed events plus events it moved to failed. */
+    expiredLeases: number;
+    /** How many of this agent's events this call moved to `failed` (attempts exhausted, lease over). */
+    newlyFailed: number;
+}
+export type RenewResult = {
+    status: "renewed";
+    leaseExpiresAt: number;
+} | {
+    status: "not_found";
+} | {
+    status: "lease_lost";
+};
+export type RequeueResult = {
+    status: "requeued";
+    event: EventRecord;
+} | {
+    status: "not_found";
+} | {
+    status: "not_failed";
+    event: EventRecord;
+};
+export interface EventsStore {
+    /** Inserts pending events (attempts 0). Wakes long-polls of their agents after commit (see onEventsReady). */
+    enqueueEvents(events: NewEvent[]): Promise<void>;
+    /**
+     * Atomically: move this agent's exhausted events (leased, lease ≤ now, attempts − attemptBase ≥
+     * maxAttempts) to failed; then claim up to `limit` ready events (pending, or leased with lease ≤ now) oldest first,
+     * setting state leased, attempts + 1, leaseExpiresAt = now + leaseMs. Two concurrent claims (any
+     * process) never return the same event.
+     */
+    claimEvents(input: ClaimInput): Promise<ClaimResult>;
+    getEvent(id: string): Promise<EventRecord | null>;
+    /**
+     * Any non-acked state → acked (ackedAt = now, result stored); an acked event stays as it is (the first
+     * ack wins). True when the event is the agent's (acked now or before); false when it does not exist or
+     * belongs to another agent. No record comes back: the ack is the hot path, and building one (its payload
+     * read and parsed) cost more than the update.
+     */
+    ackEvent(input: {
+        agentId: string;
+        eventId: string;
+        now: number;
+        result: unknown;
+    }): Promise<boolean>;
+    /** Extends the lease to now + leaseMs iff state leased, attempts equal, lease > now. */
+    renewLease(input: {
+        agentId: string;
+        eventId: string;
+        attempts: number;
+        leaseMs: number;
+        now: number;
+    }): Promise<RenewResult>;
+    /** Moves every exhausted event (optionally of one agent) to failed (failedAt = its lease expiry). */
+    failExhausted(input: {
+        now: number;
+        maxAttempts: number;
+        agentId?: string;
+    }): Promise<number>;
+    /** Earliest lease expiry after `now` among this agent's leased events with budget left. */
+    nextLeaseExpiry(input: {
+        agentId: string;
+        now: number;
+        maxAttempts: number;
+    }): Promise<number | null>;
+    /**
+     * For each of `agentIds` that has an event ready now or later — pending (ready now), or leased with budget
+     * left (ready at its lease expiry) — the earliest such instant; `at <= now` means ready now. Agents with
+     * nothing open are absent. One query for many agents: the long-poll backstop.
+     */
+    readyInstants(input: {
+        agentIds: string[];
+        now: number;
+        maxAttempts: number;
+    }): Promise<{
+        agentId: string;
+        at: number;
+    }[]>;
+    /** Failed events, newest failure first. */
+    listDeadLetters(filter: {
+        agentId?: string;
+        podId?: string;
+        limit: number;
+    }): Promise<EventRecord[]>;
+    /**
+     * failed → pending with attemptBase = attempts (a fresh budget of maxAttempts deliveries; attempts keeps
+     * counting up), lease/failure fields cleared; wakes the agent's long-polls.
+     */
+    requeueEvent(input: {
+        eventId: string;
+        now: number;
+    }): Promise<RequeueResult>;
+    /** pending/leased events of (agent, pod) → failed with the reason; returns how many. */
+    failOpenEvents(input: {
+        agentId: string;
+        podId: string;
+        now: number;
+        reason: string;
+    }): Promise<number>;
+    /** Events of a pod (all agents), newest first, for the queue view. */
+    listPodEvents(input: {
+        podId: string;
+        limit: number;
+    }): Promise<EventRecord[]>;
+    /** Row counts per stored state. */
+    queueStats(): Promise<QueueStats>;
+}

@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=events.js.map

@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=people.js.map

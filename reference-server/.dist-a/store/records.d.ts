@@ -1,0 +1,219 @@
+/**
+ * The rows a store keeps, as plain objects. Shared by the store contract, both store implementations and
+ * the services. Times are epoch milliseconds (numbers) everywhere: the services own the clock and pass
+ * `now` into every store call, so a store never reads the wall clock itself. JSON-valued fields
+ * (payloads, metadata, manifests, memory sections) are stored and returned as parsed JSON values.
+ *
+ * Must never: carry a raw token (only SHA-256 hex hashes), or anything HTTP-shaped.
+ */
+/** Who did something: a human user or an agent identity. */
+export interface Actor {
+    kind: "human" | "agent";
+    id: string;
+}
+export interface UserRecord {
+    id: string;
+    name: string;
+    isAdmin: boolean;
+    createdAt: number;
+    deletedAt: number | null;
+}
+/** A human's API token for the admin surface (`cm_user_` + 64 hex); only its SHA-256 is stored. */
+export interface UserTokenRecord {
+    id: string;
+    userId: string;
+    hash: string;
+    label: string | null;
+    createdAt: number;
+    revokedAt: number | null;
+}
+export interface PodRecord {
+    id: string;
+    name: string;
+    createdBy: string;
+    createdAt: number;
+}
+export type PodRole = "admin" | "member";
+export interface MemberRecord {
+    podId: string;
+    userId: string;
+    role: PodRole;
+    addedAt: number;
+}
+/** A published agent manifest in the registry, keyed by agent name. */
+export interface RegistryAgentRecord {
+    name: string;
+    manifest: Record<string, unknown>;
+    publishedBy: string;
+    createdAt: number;
+    updatedAt: number;
+}
+/** The agent identity `(agentName, instanceId)`: what a runtime token authenticates, what owns memory and events. */
+export interface AgentIdentityRecord {
+    id: string;
+    agentName: string;
+    instanceId: string;
+    createdAt: number;
+}
+export type InstallationStatus = "active" | "uninstalled";
+export interface InstallationRecord {
+    id: string;
+    agentId: string;
+    /** Denormalised from the identity for convenience; always equal to the identity's values. */
+    agentName: string;
+    instanceId: string;
+    podId: string;
+    scopes: string[];
+    /** false = this installation opted out of `message.posted` fan-out (mentions still arrive). */
+    messagePosted: boolean;
+    /** Whose row this is: the installing human, or the agent itself on an agent-initiated (join code) install. */
+    installedBy: Actor;
+    /** Always a human user id: the installing human, or the human accountable for an agent-initiated install. */
+    authorizedBy: string;
+    status: InstallationStatus;
+    createdAt: number;
+    uninstalledAt: number | null;
+    uninstalledBy: string | null;
+}
+/** A runtime token (`cm_agent_` + 64 hex), issued through one installation by one human. */
+export interface RuntimeTokenRecord {
+    id: string;
+    hash: string;
+    agentId: string;
+    installationId: string;
+    podId: string;
+    /** The human who issued it (always a user id). */
+    issuedBy: string;
+    label: string | null;
+    createdAt: number;
+    lastUsedAt: number | null;
+    revokedAt: number | null;
+}
+/** Everything authentication needs about a runtime token, in one read. */
+export interface RuntimeTokenAuth {
+    token: RuntimeTokenRecord;
+    identity: AgentIdentityRecord;
+    installation: InstallationRecord;
+    /** The issuing human; `deletedAt` set when that human was deleted. Null only if the row vanished. */
+    issuer: UserRecord | null;
+}
+/** Stored states. "Ready" is derived: pending, or leased with an expired lease and attempts < maxAttempts. */
+export type EventState = "pending" | "leased" | "acked" | "failed";
+export interface NewEvent {
+    id: string;
+    agentId: string;
+    podId: string;
+    type: string;
+    payload: unknown;
+    createdAt: number;
+}
+export interface EventRecord extends NewEvent {
+    state: EventState;
+    /** Deliveries so far, counted at claim (first delivery = 1); keeps counting up across requeues. */
+    attempts: number;
+    /**
+     * `attempts` at the last operator requeue (0 if never requeued). The event has a budget of maxAttempts
+     * deliveries after it: it is retired once `attempts - attemptBase >= maxAttempts` and its lease ends.
+     */
+    attemptBase: number;
+    /** Set while leased (and kept after, for inspection); null when never claimed or after requeue. */
+    leaseExpiresAt: number | null;
+    ackedAt: number | null;
+    /** The ack body's `result`, if any. */
+    result: unknown;
+    failedAt: number | null;
+    /**
+     * "max_attempts" when retired by delivery count, "released" when a driver released its last attempt,
+     * "uninstalled" when its installation went away.
+     */
+    failReason: string | null;
+    /**
+     * `attempts` of the delivery most recently released (null if never released). While the event is
+     * `leased` with `releasedAttempts === attempts`, that delivery was given back: nobody holds it, and its
+     * `leaseExpiresAt` is the instant it becomes ready again.
+     */
+    releasedAttempts: number | null;
+    /** The `reason` of the most recent release; null when it gave none or there was none. */
+    releaseReason: string | null;
+    /** The end of the most recent release delay (null if never released). */
+    availableAt: number | null;
+}
+/**
+ * An event as a claim (or a replayed poll) hands it out: its payload still the JSON text the store holds.
+ * The poll answer writes that text as it is; parsing every payload only to stringify it again was about a
+ * tenth of the kernel's CPU in the batch-ack drain (paired runs, docs/benchmarks.md). `parsePayload`
+ * reads it where a value is needed.
+ */
+export interface DeliveredEvent extends Omit<EventRecord, "payload"> {
+    payloadJson: string;
+}
+export interface MessageAuthor {
+    kind: "human" | "agent";
+    /** user id for humans, agent identity id for agents */
+    id: string;
+    name: string;
+}
+export interface MessageRecord {
+    id: string;
+    podId: string;
+    content: string;
+    author: MessageAuthor;
+    replyToMessageId: string | null;
+    metadata: Record<string, unknown> | null;
+    createdAt: number;
+}
+/** The stored memory of one agent identity (server-stamped fields already applied by the service). */
+export interface MemoryRecord {
+    agentId: string;
+    content: string;
+    sections: Record<string, unknown>;
+    sourceRuntime: string | null;
+    /** The dedup key of the last applied sync; cleared (null) by every PUT. */
+    syncKey: string | null;
+    updatedAt: number;
+}
+export interface IdempotencyRecord {
+    agentId: string;
+    key: string;
+    /** SHA-256 of the canonical request (pod id + body), to tell a replay from a reuse. */
+    requestHash: string;
+    podId: string;
+    /** The original response, replayed verbatim. */
+    status: number;
+    body: unknown;
+    createdAt: number;
+}
+export type DecisionClass = "strategy" | "implementation" | "prioritization";
+export interface DecisionRecord {
+    id: string;
+    podId: string;
+    agentId: string;
+    /** The message that carries the question (posted as the agent). */
+    messageId: string;
+    decisionClass: DecisionClass;
+    title: string;
+    question: string;
+    options: string[];
+    threadRootId: string | null;
+    context: string | null;
+    createdAt: number;
+    answeredAt: number | null;
+    answeredBy: string | null;
+    answerOption: string | null;
+    answerMessageId: string | null;
+}
+export interface JoinCodeRecord {
+    id: string;
+    hash: string;
+    podId: string;
+    /** When set, the code installs only this agent name. */
+    agentName: string | null;
+    scopes: string[];
+    /** The human who created it; becomes `authorizedBy` of the installation it creates. */
+    createdBy: string;
+    createdAt: number;
+    expiresAt: number;
+    usedAt: number | null;
+    usedByInstallationId: string | null;
+}
+export type QueueStats = Record<EventState, number>;

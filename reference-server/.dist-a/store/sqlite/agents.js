@@ -1,0 +1,161 @@
+/**
+ * SQLite ops for agents: registry entries, agent identities, installations and runtime tokens.
+ */
+import { StoreConflictError } from "../contract.js";
+import { insertInto } from "../rows.js";
+import { AGENT_IDENTITIES, INSTALLATIONS, REGISTRY_AGENTS, RUNTIME_TOKENS } from "../schema.js";
+import { JSON_TEXT, toIdentity, toInstallation, toRegistryAgent, toRuntimeToken, toUser, } from "./rows.js";
+import { statementCache } from "./statement-cache.js";
+const PUT_REGISTRY_AGENT = insertInto(REGISTRY_AGENTS, "sqlite", JSON_TEXT, `ON CONFLICT (name) DO UPDATE SET manifest = excluded.manifest, published_by = excluded.published_by,
+     updated_at = excluded.updated_at`);
+const INSERT_IDENTITY = insertInto(AGENT_IDENTITIES, "sqlite", JSON_TEXT, "ON CONFLICT (agent_name, instance_id) DO NOTHING");
+const INSERT_INSTALLATION = insertInto(INSTALLATIONS, "sqlite", JSON_TEXT);
+const INSERT_RUNTIME_TOKEN = insertInto(RUNTIME_TOKENS, "sqlite", JSON_TEXT);
+/** Runs an insert, turning a uniqueness violation into the contract's StoreConflictError. */
+export function insertOrConflict(run, what) {
+    try {
+        run();
+    }
+    catch (err) {
+        const code = err.code ?? "";
+        if (code.startsWith("SQLITE_CONSTRAINT_UNIQUE") || code.startsWith("SQLITE_CONSTRAINT_PRIMARYKEY"))
+            throw new StoreConflictError(`${what} already exists`);
+        throw err;
+    }
+}
+export function agentOps({ db, authChanged, freshen, undoable }) {
+    const prepared = statementCache(db);
+    // Active installations, read on every post (fan-out and the poster's own installation): measured on the
+    // conversational bench, the two reads were a sixth of the kernel's CPU. Installations change only
+    // through insertInstallation and markInstallationUninstalled below, which drop both maps before they
+    // write; a rollback and another process's commit drop them too (undoable, freshen).
+    const activeInPod = new Map();
+    const activeOf = new Map();
+    const dropInstallations = () => {
+        activeInPod.clear();
+        activeOf.clear();
+    };
+    undoable(dropInstallations);
+    const q = {
+        putRegistry: db.prepare(PUT_REGISTRY_AGENT.sql),
+        getRegistry: db.prepare("SELECT * FROM registry_agents WHERE name = ?"),
+        listRegistry: db.prepare("SELECT * FROM registry_agents ORDER BY name"),
+        insertIdentity: db.prepare(INSERT_IDENTITY.sql),
+        getIdentity: db.prepare("SELECT * FROM agent_identities WHERE id = ?"),
+        findIdentity: db.prepare("SELECT * FROM agent_identities WHERE agent_name = ? AND instance_id = ?"),
+        insertInstallation: db.prepare(INSERT_INSTALLATION.sql),
+        getInstallation: db.prepare("SELECT * FROM installations WHERE id = ?"),
+        activeInstallation: db.prepare("SELECT * FROM installations WHERE agent_id = ? AND pod_id = ? AND status = 'active'"),
+        activeInPod: db.prepare("SELECT * FROM installations WHERE pod_id = ? AND status = 'active' ORDER BY seq"),
+        uninstall: db.prepare(`UPDATE installations SET status = 'uninstalled', uninstalled_at = ?, uninstalled_by = ?
+       WHERE id = ? AND status = 'active'`),
+        insertToken: db.prepare(INSERT_RUNTIME_TOKEN.sql),
+        // Authentication in one read: token, identity, installation and issuer; expand() nests each table's
+        // columns under its table name, so no per-request renaming of the joined row is needed.
+        authByHash: db
+            .prepare(`SELECT t.*, a.*, i.*, u.*
+       FROM runtime_tokens t
+       JOIN agent_identities a ON a.id = t.agent_id
+       JOIN installations i ON i.id = t.installation_id
+       LEFT JOIN users u ON u.id = t.issued_by
+       WHERE t.hash = ?`)
+            .expand(true),
+        getToken: db.prepare("SELECT * FROM runtime_tokens WHERE id = ?"),
+        tokensOfInstallation: db.prepare("SELECT * FROM runtime_tokens WHERE installation_id = ? ORDER BY seq"),
+        tokensOfAgent: db.prepare("SELECT * FROM runtime_tokens WHERE agent_id = ? ORDER BY seq"),
+        revokeToken: db.prepare("UPDATE runtime_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL"),
+        revokeOfInstallation: db.prepare("UPDATE runtime_tokens SET revoked_at = ? WHERE installation_id = ? AND revoked_at IS NULL"),
+        revokeIssuedBy: db.prepare("UPDATE runtime_tokens SET revoked_at = ? WHERE issued_by = ? AND revoked_at IS NULL"),
+        touchToken: db.prepare("UPDATE runtime_tokens SET last_used_at = ? WHERE id = ?"),
+    };
+    const one = (r, map) => (r ? map(r) : null);
+    /** Announces an auth change (for token caches) when a write changed rows; passes the count through. */
+    const changed = (n) => {
+        if (n > 0)
+            authChanged();
+        return n;
+    };
+    return {
+        putRegistryAgent: (a) => void q.putRegistry.run(PUT_REGISTRY_AGENT.values(a)),
+        getRegistryAgent: (name) => one(q.getRegistry.get(name), toRegistryAgent),
+        listRegistryAgents: () => q.listRegistry.all().map(toRegistryAgent),
+        ensureAgentIdentity: (i) => {
+            q.insertIdentity.run(INSERT_IDENTITY.values(i));
+            return toIdentity(q.findIdentity.get(i.agentName, i.instanceId));
+        },
+        getAgentIdentity: (id) => one(q.getIdentity.get(id), toIdentity),
+        findAgentIdentity: (name, instanceId) => one(q.findIdentity.get(name, instanceId), toIdentity),
+        insertInstallation: (i) => {
+            dropInstallations();
+            insertOrConflict(() => q.insertInstallation.run(INSERT_INSTALLATION.values(i)), "an active installation of this agent in this pod");
+        },
+        getInstallation: (id) => one(q.getInstallation.get(id), toInstallation),
+        findActiveInstallation: (agentId, podId) => {
+            freshen();
+            const key = `${agentId}\u0000${podId}`;
+            let found = activeOf.get(key);
+            if (found === undefined) {
+                found = one(q.activeInstallation.get(agentId, podId), toInstallation);
+                activeOf.set(key, found);
+            }
+            return found === null ? null : { ...found };
+        },
+        listInstallations: ({ podId, agentId, activeOnly }) => {
+            if (podId !== undefined && agentId === undefined && activeOnly) {
+                freshen();
+                let list = activeInPod.get(podId);
+                if (!list) {
+                    list = q.activeInPod.all(podId).map(toInstallation);
+                    activeInPod.set(podId, list);
+                }
+                return list.map((i) => ({ ...i }));
+            }
+            const where = [];
+            const args = [];
+            if (podId !== undefined) {
+                where.push("pod_id = ?");
+                args.push(podId);
+            }
+            if (agentId !== undefined) {
+                where.push("agent_id = ?");
+                args.push(agentId);
+            }
+            if (activeOnly)
+                where.push("status = 'active'");
+            const sql = `SELECT * FROM installations ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY seq`;
+            return prepared(sql).all(...args).map(toInstallation);
+        },
+        markInstallationUninstalled: ({ id, now, by }) => {
+            dropInstallations();
+            return changed(q.uninstall.run(now, by, id).changes) === 1;
+        },
+        insertRuntimeToken: (t) => insertOrConflict(() => q.insertToken.run(INSERT_RUNTIME_TOKEN.values(t)), "runtime token"),
+        findRuntimeTokenByHash: (hash) => {
+            const r = q.authByHash.get(hash);
+            if (!r)
+                return null;
+            return {
+                token: toRuntimeToken(r.runtime_tokens),
+                identity: toIdentity(r.agent_identities),
+                installation: toInstallation(r.installations),
+                issuer: r.users?.id == null ? null : toUser(r.users),
+            };
+        },
+        getRuntimeToken: (id) => one(q.getToken.get(id), toRuntimeToken),
+        listRuntimeTokens: ({ installationId, agentId }) => {
+            const rows = installationId
+                ? q.tokensOfInstallation.all(installationId)
+                : agentId
+                    ? q.tokensOfAgent.all(agentId)
+                    : [];
+            return rows
+                .filter((r) => agentId === undefined || r.agent_id === agentId)
+                .map(toRuntimeToken);
+        },
+        revokeRuntimeToken: (id, now) => changed(q.revokeToken.run(now, id).changes) === 1,
+        revokeRuntimeTokensOfInstallation: (id, now) => changed(q.revokeOfInstallation.run(now, id).changes),
+        revokeRuntimeTokensIssuedBy: (userId, now) => changed(q.revokeIssuedBy.run(now, userId).changes),
+        touchRuntimeToken: (id, now) => void q.touchToken.run(now, id),
+    };
+}
+//# sourceMappingURL=agents.js.map

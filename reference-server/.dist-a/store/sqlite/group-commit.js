@@ -1,0 +1,119 @@
+/**
+ * Group commit on SQLite: the queue's hot writes (claims, acks, batch acks, renewals, releases) and the
+ * store's transactions (a post with its fan-out events, an install, …) that arrive during one turn of the
+ * event loop and the next run in one transaction, one WAL append, instead of one each. Measured on the batch drain, a
+ * commit cost more than the 50 row updates it carried; in the conversational profile the posts' own
+ * commits were the largest item. The writes of one turn touch the same pages (the rightmost leaves of the
+ * events, messages and index b-trees), so a shared commit writes each page once.
+ *
+ * Each op still settles exactly as alone: ops run in arrival order, one after the other (a transaction's
+ * body is awaited before the next op starts), each inside its own savepoint where it has several
+ * statements, an op that throws is rolled back alone and its caller gets the error, and every caller is
+ * answered only once the batch has committed. When the batch as a whole fails (BEGIN, the commit, or an
+ * error that ended the transaction), nothing of it was written and every op is run again alone, so one
+ * failure never becomes another's.
+ *
+ * Must never: answer a write before it has committed, or run while another op holds the database (the
+ * flush holds the store's lock from BEGIN to COMMIT).
+ */
+const isThenable = (v) => typeof v?.then === "function";
+export function groupCommit({ begin, commit, rollback, inTransactionNow, acquire }) {
+    let queue = [];
+    let scheduled = false;
+    const runAlone = async (q) => {
+        try {
+            q.resolve(await q.alone());
+        }
+        catch (err) {
+            q.reject(err);
+        }
+    };
+    /** The batch's outcomes, in order; throws when the batch failed as a whole (nothing was written). */
+    const runBatch = async (batch) => {
+        begin();
+        try {
+            const outcomes = [];
+            for (const q of batch) {
+                try {
+                    const v = q.inBatch();
+                    outcomes.push({ ok: true, value: isThenable(v) ? await v : v });
+                }
+                catch (err) {
+                    if (!inTransactionNow())
+                        throw err; // SQLite rolled the whole transaction back
+                    outcomes.push({ ok: false, err });
+                }
+            }
+            commit();
+            return outcomes;
+        }
+        catch (err) {
+            rollback();
+            throw err;
+        }
+    };
+    /** Writes everything queued so far; the caller holds the lock. */
+    const drain = async () => {
+        const batch = queue;
+        queue = [];
+        if (batch.length === 0)
+            return;
+        if (batch.length === 1)
+            return runAlone(batch[0]);
+        let outcomes;
+        try {
+            outcomes = await runBatch(batch);
+        }
+        catch {
+            for (const q of batch)
+                await runAlone(q);
+            return;
+        }
+        for (const [i, q] of batch.entries()) {
+            const o = outcomes[i];
+            if (o.ok)
+                q.resolve(o.value);
+            else
+                q.reject(o.err);
+        }
+    };
+    const flush = async () => {
+        scheduled = false;
+        if (queue.length === 0)
+            return;
+        const release = await acquire();
+        try {
+            await drain(); // never throws: every op's outcome goes to its caller
+        }
+        finally {
+            release();
+        }
+    };
+    // A batch is written in the check phase of the turn AFTER its first write: the requests read in the
+    // next poll phase join it, for one loop iteration of latency. Against flushing in the first turn's own
+    // check phase, the conversational scenario went from 5,519–5,696 to 6,465–6,598 events/s; the drains
+    // moved within their run-to-run noise, and a third turn added nothing.
+    const nextTurn = () => setImmediate(flush);
+    return {
+        /** Queues `op` for the next commit; resolves with its result once that has committed. */
+        submit(op) {
+            return new Promise((resolve, reject) => {
+                // Built field by field, not by spreading `op`: one object shape for every queued write (a spread
+                // made V8 build new hidden classes on the ack path, in perf of the one-ack drain).
+                queue.push({
+                    inBatch: op.inBatch,
+                    alone: op.alone,
+                    resolve: resolve,
+                    reject,
+                });
+                if (!scheduled) {
+                    scheduled = true;
+                    setImmediate(nextTurn);
+                }
+            });
+        },
+        /** Writes what is queued now (before the store closes); the caller holds the lock. */
+        flushNow: () => drain(),
+    };
+}
+//# sourceMappingURL=group-commit.js.map

@@ -1,0 +1,428 @@
+/**
+ * The SQLite store (better-sqlite3): a file in WAL mode by default, `:memory:` for tests.
+ *
+ * better-sqlite3 is synchronous, so every single op is atomic by construction. `transaction(fn)` spans
+ * awaits, so it holds an in-process lock from BEGIN IMMEDIATE to COMMIT; ops called on the store while a
+ * transaction runs wait for the lock (they would otherwise land inside it). Ready-event notifications
+ * raised inside a transaction are delivered only after it commits. One process per database file: the
+ * several-replica deployment is the PostgreSQL store's job.
+ */
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+import { StoreUnavailableError } from "../contract.js";
+import { agentOps } from "./agents.js";
+import { NO_CHANGE_COUNTER, openChangeCounter } from "./change-counter.js";
+import { startCheckpointer } from "./checkpointer.js";
+import { contentOps } from "./content.js";
+import { deliveryOps } from "./deliveries.js";
+import { eventOps } from "./events.js";
+import { groupCommit } from "./group-commit.js";
+import { migrate } from "./migrate.js";
+import { peopleOps } from "./people.js";
+/**
+ * Auth changes committed by another process (an operator command on the same file) are looked for at
+ * most every AUTH_LOOK_MS on the authentication path. A look is a pread of the wal-index change counter,
+ * a system call: ~4 µs on the bench machine, 6 % of the one-ack drain's CPU when it ran on every request
+ * (A/B with bench/ab-drain.mjs). "Refused from the next request on" still holds for every write made
+ * through this store, in any process: one that changes auth answers only AUTH_SETTLE_MS after its commit,
+ * so a request sent after that answer is authenticated by a look made after the commit.
+ */
+const AUTH_LOOK_MS = 5;
+const AUTH_SETTLE_MS = 2 * AUTH_LOOK_MS;
+/** The writes every driver sends many of: queued and committed together per event-loop turn. */
+const GROUPED = ["claimEvents", "ackEvent", "ackEvents", "renewLease", "releaseEvent"];
+/**
+ * SQLite result codes of an outage rather than a fault: the file is locked past busy_timeout, cannot be
+ * read, written or opened, or the disk is full. (Extended codes such as SQLITE_IOERR_WRITE share the prefix.)
+ */
+const OUTAGE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|PROTOCOL|NOMEM)/;
+/** `err` as the contract reports it: an outage becomes StoreUnavailableError, anything else unchanged. */
+function storeError(err) {
+    const code = err?.code;
+    return typeof code === "string" && OUTAGE.test(code) ? new StoreUnavailableError(err) : err;
+}
+class TxLock {
+    tail = Promise.resolve();
+    /** Holders plus waiters; 0 means an op may run at once. */
+    users = 0;
+    async acquire() {
+        this.users++;
+        let release;
+        const next = new Promise((r) => {
+            release = r;
+        });
+        const prev = this.tail;
+        this.tail = prev.then(() => next);
+        await prev;
+        return () => {
+            this.users--;
+            release();
+        };
+    }
+}
+export function openSqliteStore(options) {
+    if (options.path !== ":memory:")
+        mkdirSync(dirname(options.path), { recursive: true });
+    const db = new Database(options.path);
+    if (options.path !== ":memory:")
+        db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = NORMAL");
+    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
+    // Hot-path tuning (kernel issue 10, measured on the drain): a checkpoint fsyncs, and at the default of
+    // 1,000 WAL pages one came every ~250 acks and cost more than the acks themselves. A file's WAL is
+    // checkpointed by a thread of its own (checkpointer.ts); this autocheckpoint at 10,000 pages (~40 MB of
+    // WAL) is the backstop for when that thread cannot keep up, and the WAL file is cut back to 64 MB after
+    // each. A 32 MB page cache (default 2 MB) keeps the queue's hot pages out of pread().
+    db.pragma("wal_autocheckpoint = 10000");
+    db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
+    db.pragma("cache_size = -32768");
+    // Temporary b-trees (the claim's `seq IN (SELECT … json_each)` materialises one) in memory: with the
+    // default, SQLite created, opened and unlinked a file in /var/tmp for every claim, about 2 µs per event of
+    // a 50-event claim (strace of the batch drain: one etilqs_* file per poll).
+    db.pragma("temp_store = MEMORY");
+    migrate(db, Date.now());
+    const listeners = new Set();
+    let pending = null;
+    const emit = (ids) => {
+        const list = [...ids];
+        if (list.length === 0)
+            return;
+        queueMicrotask(() => {
+            for (const id of list)
+                for (const l of listeners) {
+                    try {
+                        l(id);
+                    }
+                    catch {
+                        // a listener's fault must not break the store
+                    }
+                }
+        });
+    };
+    // Auth listeners run synchronously at commit (not in a microtask like wake-ups): a request that starts
+    // after the revoking write has returned must already miss every cache.
+    const authListeners = new Set();
+    let authPending = false;
+    const emitAuth = () => {
+        for (const l of authListeners) {
+            try {
+                l();
+            }
+            catch {
+                // a listener's fault must not break the store
+            }
+        }
+    };
+    const idle = new Set();
+    const undoables = [() => idle.clear()];
+    /** Forgets everything read that a rollback or another process's commit may have made untrue. */
+    const dropUndoable = () => {
+        for (const drop of undoables)
+            drop();
+    };
+    const freshen = () => {
+        if (!lookedThisTurn)
+            checkVersion();
+    };
+    // Auth changes this store committed (counted at their announcement), for the settle wait below.
+    let ownAuthChanges = 0;
+    /** Resolves `result` once any auth change made meanwhile has been settled (AUTH_SETTLE_MS, files only). */
+    const settled = async (since, result) => {
+        if (!shared || ownAuthChanges === since)
+            return result;
+        // Timed by the clock, not by one timer: a timer may fire early against performance.now().
+        const until = performance.now() + AUTH_SETTLE_MS;
+        for (let left = AUTH_SETTLE_MS; left > 0; left = until - performance.now())
+            await new Promise((r) => setTimeout(r, Math.ceil(left)));
+        return result;
+    };
+    const ctx = {
+        db,
+        idle,
+        isIdle: (agentId) => {
+            if (!idle.has(agentId))
+                return false;
+            freshen();
+            return idle.has(agentId);
+        },
+        freshen,
+        undoable: (drop) => {
+            undoables.push(drop);
+        },
+        notify: (agentId) => {
+            idle.delete(agentId);
+            if (pending)
+                pending.add(agentId);
+            else
+                emit([agentId]);
+        },
+        authChanged: () => {
+            ownAuthChanges++;
+            if (pending)
+                authPending = true;
+            else
+                emitAuth();
+        },
+    };
+    const sync = {
+        ...peopleOps(ctx),
+        ...agentOps(ctx),
+        ...eventOps(ctx),
+        ...deliveryOps(ctx),
+        ...contentOps(ctx),
+    };
+    const lock = new TxLock();
+    const dataVersion = db.prepare("PRAGMA data_version").pluck();
+    // A ":memory:" database is this connection's alone: nobody else can commit to it.
+    const shared = options.path !== ":memory:";
+    const counter = shared && db.pragma("journal_mode", { simple: true }) === "wal"
+        ? openChangeCounter(options.path)
+        : NO_CHANGE_COUNTER;
+    // The WAL is checkpointed off the event loop once it is big enough to matter (checkpointer.ts); the look
+    // rides on the change counter's read, which also returns the WAL's frame count.
+    const startFrames = options.checkpointThreadFrames ?? 1000;
+    let checkpointer = null;
+    let seenChange = counter.read(); // read before data_version: a commit in between is then seen next time
+    let seenVersion = dataVersion.get();
+    // A look at data_version outside a transaction is a read transaction (1.6–2.9 µs on the bench's
+    // database; the conversational profile showed the caches looking twice within one request), so the
+    // read caches look once per event-loop turn; a cache read a turn late only races a foreign write. The
+    // token caches look at most every AUTH_LOOK_MS (authCacheSafe, and the settle wait that makes it safe).
+    let lookedThisTurn = false;
+    let lookedAt = Number.NEGATIVE_INFINITY;
+    const endTurn = () => {
+        lookedThisTurn = false;
+    };
+    /** Another connection committed since the last look: its writes may have changed auth or readied events. */
+    const checkVersion = () => {
+        if (!shared)
+            return;
+        lookedAt = performance.now();
+        if (!lookedThisTurn) {
+            lookedThisTurn = true;
+            setImmediate(endTurn);
+        }
+        const change = counter.read();
+        if (checkpointer === null && startFrames !== false && counter.frames >= startFrames)
+            checkpointer = startCheckpointer({ path: options.path, minFrames: startFrames });
+        if (change !== null && change === seenChange)
+            return; // no commit to the file since the last look
+        const v = dataVersion.get();
+        seenChange = change;
+        if (v === seenVersion)
+            return;
+        seenVersion = v;
+        dropUndoable();
+        emitAuth();
+    };
+    // The backstop's own mark: the token caches' check above moves seenVersion on every request.
+    let sweptVersion = seenVersion;
+    // Prepared once: db.exec() parses its SQL on every call, which showed in the conversational profile.
+    const tx = {
+        begin: db.prepare("BEGIN IMMEDIATE"),
+        commit: db.prepare("COMMIT"),
+        rollback: db.prepare("ROLLBACK"),
+    };
+    const txOps = {};
+    const storeOps = {};
+    for (const [name, fn] of Object.entries(sync)) {
+        const run = (args) => {
+            try {
+                return fn(...args);
+            }
+            catch (err) {
+                throw storeError(err);
+            }
+        };
+        txOps[name] = (...args) => {
+            try {
+                return Promise.resolve(run(args));
+            }
+            catch (err) {
+                return Promise.reject(err);
+            }
+        };
+        storeOps[name] = async (...args) => {
+            const since = ownAuthChanges;
+            if (lock.users === 0)
+                return settled(since, run(args));
+            const release = await lock.acquire();
+            let result;
+            try {
+                result = run(args);
+            }
+            finally {
+                release();
+            }
+            return settled(since, result);
+        };
+    }
+    /** Opens a transaction whose wake-ups and auth announcements wait for its commit. */
+    const begin = () => {
+        tx.begin.run();
+        pending = new Set();
+    };
+    // The store's own commits move the change counter too, so the look after one goes to data_version: a
+    // commit that wrote no page leaves the counter where it was, and then a foreign commit right after it
+    // would look like ours.
+    const commit = () => {
+        tx.commit.run();
+        const ready = pending ?? [];
+        const announce = authPending;
+        pending = null;
+        authPending = false;
+        emit(ready);
+        if (announce)
+            emitAuth();
+    };
+    const rollback = () => {
+        if (db.inTransaction)
+            tx.rollback.run();
+        pending = null;
+        authPending = false;
+        dropUndoable(); // what the transaction read may be undone
+    };
+    const savepoint = {
+        open: db.prepare("SAVEPOINT store_tx"),
+        release: db.prepare("RELEASE store_tx"),
+        rollbackTo: db.prepare("ROLLBACK TO store_tx"),
+    };
+    /** A store transaction by itself: BEGIN IMMEDIATE, the body, COMMIT (the lock is held). */
+    const bodyAlone = async (fn) => {
+        try {
+            begin();
+            const result = await fn(txOps);
+            commit();
+            return result;
+        }
+        catch (err) {
+            rollback();
+            throw storeError(err);
+        }
+    };
+    /** A store transaction inside a group batch: its own savepoint, undone alone when it throws. */
+    const bodyInBatch = async (fn) => {
+        savepoint.open.run();
+        try {
+            const result = await fn(txOps);
+            savepoint.release.run();
+            return result;
+        }
+        catch (err) {
+            if (db.inTransaction) {
+                savepoint.rollbackTo.run();
+                savepoint.release.run();
+                dropUndoable();
+            }
+            throw storeError(err);
+        }
+    };
+    // The queue's hot writes and the store's transactions are group-committed (group-commit.ts).
+    const group = groupCommit({
+        begin,
+        commit,
+        rollback,
+        inTransactionNow: () => db.inTransaction,
+        acquire: () => lock.acquire(),
+    });
+    for (const name of GROUPED) {
+        const fn = sync[name];
+        const op = (args) => () => {
+            try {
+                return fn(...args);
+            }
+            catch (err) {
+                throw storeError(err);
+            }
+        };
+        storeOps[name] = (...args) => {
+            const run = op(args);
+            return group.submit({ inBatch: run, alone: run });
+        };
+    }
+    // An idle agent's claim (a driver waiting in long-polls with nothing queued) reads and writes nothing,
+    // so it is answered without joining a batch: the queue, the turn's wait and the lock cost more than
+    // the claim (idle bench). A write that readies an event and is still queued has not committed; the
+    // poll then waits and that write's notify wakes it.
+    const groupedClaim = storeOps.claimEvents;
+    storeOps.claimEvents = ((input) => ctx.isIdle(input.agentId)
+        ? Promise.resolve({ events: [], expiredLeases: 0, newlyFailed: 0 })
+        : groupedClaim(input));
+    let closed = false;
+    const store = {
+        ...storeOps,
+        kind: "sqlite",
+        async transaction(fn) {
+            const since = ownAuthChanges;
+            return settled(since, await group.submit({ inBatch: () => bodyInBatch(fn), alone: () => bodyAlone(fn) }));
+        },
+        onEventsReady(listener) {
+            listeners.add(listener);
+            return () => listeners.delete(listener);
+        },
+        // Every write that readies an event runs in this process and notifies directly: nothing can be missed.
+        onWakeupsMissed: () => () => undefined,
+        onAuthChanged(listener) {
+            authListeners.add(listener);
+            return () => authListeners.delete(listener);
+        },
+        // Every auth change is announced at its commit (this process) or seen by authCacheSafe (another
+        // process's commit moves data_version), so time is only a bound on the unforeseen: ten minutes.
+        authCacheMaxAgeMs: 10 * 60_000,
+        // Operator commands (`cap-kernel tokens revoke --db …`) may write the file from another process while
+        // this one serves: data_version moves only on other connections' commits, so any foreign write drops
+        // the token caches before they are trusted again. Looked at every AUTH_LOOK_MS at most (one pread of
+        // the change counter, data_version only after a commit to the file); the writer's settle wait
+        // (AUTH_SETTLE_MS) makes that enough for every request sent after its revocation answered.
+        authCacheSafe: () => {
+            if (closed)
+                return false;
+            if (performance.now() - lookedAt >= AUTH_LOOK_MS)
+                checkVersion();
+            return true;
+        },
+        // Every in-process write that readies an event notifies (onEventsReady), and lease ends are scheduled
+        // by the polls and claims themselves; only another process's commit (`cap-kernel emit --db …`, a second
+        // kernel on the file) can ready one unseen, and that moves data_version.
+        sweepNeeded: () => {
+            if (closed)
+                return false;
+            const v = dataVersion.get();
+            if (v === sweptVersion)
+                return false;
+            sweptVersion = v;
+            return true;
+        },
+        async ping() {
+            if (closed)
+                throw new Error("store closed");
+            try {
+                // A read of the schema, not just `SELECT 1`: it fails while another process holds the file locked.
+                db.prepare("SELECT count(*) FROM sqlite_master").get();
+            }
+            catch (err) {
+                throw storeError(err);
+            }
+        },
+        async close() {
+            if (closed)
+                return;
+            closed = true;
+            listeners.clear();
+            authListeners.clear();
+            const release = await lock.acquire();
+            try {
+                await group.flushNow();
+                await checkpointer?.close();
+                counter.close();
+                db.close();
+            }
+            finally {
+                release();
+            }
+        },
+    };
+    return store;
+}
+//# sourceMappingURL=index.js.map

@@ -1,0 +1,33 @@
+/**
+ * An HTTP proxy in front of a kernel that lets a test act at an exact point of a driver's conversation:
+ * each answer is read whole from the kernel, `onAnswer` runs, and only then is the answer sent on to the
+ * driver — e.g. take the store away right after a driver's reply was posted and before it acks.
+ * Must never: change a request or an answer.
+ */
+import { createServer, request } from "node:http";
+export async function interposeProxy(target, onAnswer) {
+    const to = new URL(target);
+    const server = createServer((req, res) => {
+        const up = request({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+            const chunks = [];
+            answer.on("data", (c) => chunks.push(c));
+            answer.on("end", () => {
+                onAnswer({ method: req.method ?? "GET", path: req.url ?? "/", status: answer.statusCode ?? 0 });
+                res.writeHead(answer.statusCode ?? 502, answer.headers);
+                res.end(Buffer.concat(chunks));
+            });
+        });
+        up.on("error", () => res.destroy());
+        req.pipe(up);
+    });
+    await new Promise((r) => server.listen(0, "127.0.0.1", r));
+    const { port } = server.address();
+    return {
+        url: `http://127.0.0.1:${port}`,
+        close: () => new Promise((r) => {
+            server.closeAllConnections();
+            server.close(() => r());
+        }),
+    };
+}
+//# sourceMappingURL=proxy.js.map
