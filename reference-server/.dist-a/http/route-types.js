@@ -1,2 +1,0 @@
-export {};
-//# sourceMappingURL=route-types.js.map

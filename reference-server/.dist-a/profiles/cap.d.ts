@@ -1,2 +1,0 @@
-import type { WireProfile } from "./wire-profile.js";
-export declare const capProfile: WireProfile;

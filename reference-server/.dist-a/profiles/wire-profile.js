@@ -1,2 +1,0 @@
-export {};
-//# sourceMappingURL=wire-profile.js.map

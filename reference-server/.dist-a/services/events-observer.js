@@ -1,2 +1,0 @@
-export const noopObserver = { leaseExpired: () => { }, deadLettered: () => { } };
-//# sourceMappingURL=events-observer.js.map

@@ -1,2 +1,0 @@
-export {};
-//# sourceMappingURL=agents.js.map

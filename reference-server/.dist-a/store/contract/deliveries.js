@@ -1,2 +1,0 @@
-export {};
-//# sourceMappingURL=deliveries.js.map

@@ -1,2 +1,0 @@
-export {};
-//# sourceMappingURL=events.js.map

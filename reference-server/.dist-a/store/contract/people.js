@@ -1,2 +1,0 @@
-export {};
-//# sourceMappingURL=people.js.map

@@ -1,2 +1,0 @@
-import type Database from "better-sqlite3";
-export declare function migrate(db: Database.Database, now: number): string[];
