@@ -10,18 +10,31 @@ import type { InstallationRecord, MessageRecord, NewEvent } from "../store/contr
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
-/** Compiled once per name: every post tests every installed agent's name (the conversational profile). */
-const patterns = new Map<string, RegExp>();
+/**
+ * Compiled once per name: every post tests every installed agent's name (the conversational profile).
+ * `at` is `@name` in lower case: a content without it cannot mention the name, and that substring test
+ * spares the regular expression for all but the agents a post may mention.
+ */
+const patterns = new Map<string, { at: string; re: RegExp }>();
 const PATTERNS_MAX = 10_000;
 
-export function mentions(content: string, agentName: string): boolean {
-  let re = patterns.get(agentName);
-  if (re === undefined) {
+function patternOf(agentName: string) {
+  let p = patterns.get(agentName);
+  if (p === undefined) {
     if (patterns.size >= PATTERNS_MAX) patterns.clear();
-    re = new RegExp(`(?<![A-Za-z0-9_])@${escapeRegExp(agentName)}(?![A-Za-z0-9_-])`, "i");
-    patterns.set(agentName, re);
+    p = {
+      at: `@${agentName.toLowerCase()}`,
+      re: new RegExp(`(?<![A-Za-z0-9_])@${escapeRegExp(agentName)}(?![A-Za-z0-9_-])`, "i"),
+    };
+    patterns.set(agentName, p);
   }
-  return re.test(content);
+  return p;
+}
+
+/** `lowerContent`: the content in lower case, when the caller tests several names against one content. */
+export function mentions(content: string, agentName: string, lowerContent = content.toLowerCase()): boolean {
+  const { at, re } = patternOf(agentName);
+  return lowerContent.includes(at) && re.test(content);
 }
 
 /** The common payload of message.posted / mention.received. */
@@ -49,20 +62,25 @@ export function fanOut({ message, installations, replyToAgentId, newEventId }: F
   const out: NewEvent[] = [];
   const byHuman = message.author.kind === "human";
   const payload = messagePayload(message);
+  const lower = message.content.toLowerCase();
   for (const inst of installations) {
     if (message.author.kind === "agent" && inst.agentId === message.author.id) continue;
+    let type: string;
+    let eventPayload = payload;
+    if (mentions(message.content, inst.agentName, lower)) {
+      type = "mention.received";
+      eventPayload = { ...payload, mention: inst.agentName };
+    } else if (byHuman && (inst.messagePosted || inst.agentId === replyToAgentId)) type = "message.posted";
+    else continue;
     // An id only for an event that is made: an agent's post wakes just the agents it mentions.
-    const base = () => ({
+    out.push({
       id: newEventId(),
       agentId: inst.agentId,
       podId: message.podId,
+      type,
+      payload: eventPayload,
       createdAt: message.createdAt,
     });
-    if (mentions(message.content, inst.agentName)) {
-      out.push({ ...base(), type: "mention.received", payload: { ...payload, mention: inst.agentName } });
-    } else if (byHuman && (inst.messagePosted || inst.agentId === replyToAgentId)) {
-      out.push({ ...base(), type: "message.posted", payload });
-    }
   }
   return out;
 }

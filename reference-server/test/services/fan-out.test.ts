@@ -46,6 +46,10 @@ describe("mentions", () => {
     ["@a.b", "a.b", true],
     ["@axb", "a.b", false],
     ["email me", "echo", false],
+    ["@ECHO and more", "EcHo", true],
+    ["no at sign: echo", "echo", false],
+    ["@\u212Acho", "kcho", false], // the Kelvin sign lower-cases to k, yet is not a k for the pattern
+    ["İ @echo", "echo", true], // a character whose lower case is longer does not shift the match
   ];
   for (const [content, name, want] of table)
     it(`${want ? "finds" : "does not find"} @${name} in "${content}"`, () =>
