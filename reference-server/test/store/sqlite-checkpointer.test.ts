@@ -8,6 +8,7 @@ import { endianness, tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
+import type { Store } from "../../src/store/contract.js";
 import { startCheckpointer } from "../../src/store/sqlite/checkpointer.js";
 import { openSqliteStore } from "../../src/store/sqlite/index.js";
 
@@ -37,6 +38,23 @@ async function until<T>(what: string, get: () => T, ok: (v: T) => boolean, ms = 
     if (ok(v)) return v;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (last: ${String(v)})`);
     await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** 40 commits of a 5 kB event each (more than 20 WAL frames), the store looking at its file after each. */
+async function writeFrames(store: Store) {
+  for (let i = 0; i < 40; i++) {
+    await store.enqueueEvents([
+      {
+        id: `evt_${i}`,
+        agentId: "agt_x",
+        podId: "pod_x",
+        type: "message.posted",
+        payload: { text: "p".repeat(5000) },
+        createdAt: i,
+      },
+    ]);
+    store.authCacheSafe?.();
   }
 }
 
@@ -86,20 +104,7 @@ describe("the checkpoint thread", () => {
     const path = aPath();
     const store = openSqliteStore({ path, checkpointThreadFrames: 20 });
     const before = backfilled(path);
-    // Enough committed pages to pass 20 frames; each authCacheSafe() call is the store's look at the WAL.
-    for (let i = 0; i < 40; i++) {
-      await store.enqueueEvents([
-        {
-          id: `evt_${i}`,
-          agentId: "agt_x",
-          podId: "pod_x",
-          type: "message.posted",
-          payload: { text: "p".repeat(5000) },
-          createdAt: i,
-        },
-      ]);
-      store.authCacheSafe?.();
-    }
+    await writeFrames(store);
     await until(
       "the store's checkpoint thread",
       () => backfilled(path),
@@ -112,19 +117,7 @@ describe("the checkpoint thread", () => {
   it("is never started with checkpointThreadFrames: false", async () => {
     const path = aPath();
     const store = openSqliteStore({ path, checkpointThreadFrames: false });
-    for (let i = 0; i < 40; i++) {
-      await store.enqueueEvents([
-        {
-          id: `evt_${i}`,
-          agentId: "agt_x",
-          podId: "pod_x",
-          type: "message.posted",
-          payload: { text: "p".repeat(5000) },
-          createdAt: i,
-        },
-      ]);
-      store.authCacheSafe?.();
-    }
+    await writeFrames(store);
     await new Promise((r) => setTimeout(r, 300));
     expect(backfilled(path)).toBe(0);
     await store.close();

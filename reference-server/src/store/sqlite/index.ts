@@ -12,11 +12,10 @@ import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { type ClaimInput, type Store, type StoreOps, StoreUnavailableError } from "../contract.js";
 import { agentOps } from "./agents.js";
-import { NO_CHANGE_COUNTER, openChangeCounter } from "./change-counter.js";
-import { type Checkpointer, startCheckpointer } from "./checkpointer.js";
 import { contentOps } from "./content.js";
 import { deliveryOps } from "./deliveries.js";
 import { eventOps } from "./events.js";
+import { watchForeignCommits } from "./foreign-commits.js";
 import { groupCommit } from "./group-commit.js";
 import { migrate } from "./migrate.js";
 import { peopleOps } from "./people.js";
@@ -35,20 +34,6 @@ export interface SqliteStoreOptions {
 }
 
 type AnyFn = (...args: unknown[]) => unknown;
-
-/**
- * Commits by another process (an operator command on the same file) are looked for at most every
- * LOOK_MS, by the token caches and the read caches alike. A look is a pread of the wal-index change
- * counter, a system call (~4 µs on the bench machine), then a read transaction for data_version after any
- * commit: 6 % of the one-ack drain's CPU when the token caches looked on every request, 2.4 % of the
- * conversational one when the read caches looked once per event-loop turn (perf). "Refused from the next
- * request on" still holds for every write made through this store, in any process: one that changes auth
- * answers only AUTH_SETTLE_MS after its commit, so a request sent after that answer is authenticated by a
- * look made after the commit. Other caches (idle agents, active installations) see a foreign write at
- * most LOOK_MS late, which only races that write.
- */
-const LOOK_MS = 5;
-const AUTH_SETTLE_MS = 2 * LOOK_MS;
 
 /** The writes every driver sends many of: queued and committed together per event-loop turn. */
 const GROUPED = ["claimEvents", "ackEvent", "ackEvents", "renewLease", "releaseEvent"] as const;
@@ -141,18 +126,22 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   const dropUndoable = () => {
     for (const drop of undoables) drop();
   };
-  const freshen = () => {
-    if (performance.now() - lookedAt >= LOOK_MS) checkVersion();
-  };
+  // Other processes' commits to the file, looked for at most every 5 ms (foreign-commits.ts).
+  const foreign = watchForeignCommits({
+    db,
+    path: options.path,
+    checkpointThreadFrames: options.checkpointThreadFrames ?? 1000,
+    onForeignCommit: () => {
+      dropUndoable();
+      emitAuth();
+    },
+  });
+  const freshen = () => foreign.lookIfDue();
   // Auth changes this store committed (counted at their announcement), for the settle wait below.
   let ownAuthChanges = 0;
-  /** Resolves `result` once any auth change made meanwhile has been settled (AUTH_SETTLE_MS, files only). */
+  /** Resolves `result` once any auth change made meanwhile has been settled (foreign-commits.ts). */
   const settled = async <T>(since: number, result: T): Promise<T> => {
-    if (!shared || ownAuthChanges === since) return result;
-    // Timed by the clock, not by one timer: a timer may fire early against performance.now().
-    const until = performance.now() + AUTH_SETTLE_MS;
-    for (let left = AUTH_SETTLE_MS; left > 0; left = until - performance.now())
-      await new Promise((r) => setTimeout(r, Math.ceil(left)));
+    if (ownAuthChanges !== since) await foreign.settle();
     return result;
   };
   const ctx: SqliteContext = {
@@ -186,38 +175,6 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     ...contentOps(ctx),
   };
   const lock = new TxLock();
-  const dataVersion = db.prepare("PRAGMA data_version").pluck();
-  // A ":memory:" database is this connection's alone: nobody else can commit to it.
-  const shared = options.path !== ":memory:";
-  const counter =
-    shared && db.pragma("journal_mode", { simple: true }) === "wal"
-      ? openChangeCounter(options.path)
-      : NO_CHANGE_COUNTER;
-  // The WAL is checkpointed off the event loop once it is big enough to matter (checkpointer.ts); the look
-  // rides on the change counter's read, which also returns the WAL's frame count.
-  const startFrames = options.checkpointThreadFrames ?? 1000;
-  let checkpointer: Checkpointer | null = null;
-  let seenChange = counter.read(); // read before data_version: a commit in between is then seen next time
-  let seenVersion = dataVersion.get() as number;
-  // When the last look at the file was (freshen and authCacheSafe look again only LOOK_MS later).
-  let lookedAt = Number.NEGATIVE_INFINITY;
-  /** Another connection committed since the last look: its writes may have changed auth or readied events. */
-  const checkVersion = () => {
-    if (!shared) return;
-    lookedAt = performance.now();
-    const change = counter.read();
-    if (checkpointer === null && startFrames !== false && counter.frames >= startFrames)
-      checkpointer = startCheckpointer({ path: options.path, minFrames: startFrames });
-    if (change !== null && change === seenChange) return; // no commit to the file since the last look
-    const v = dataVersion.get() as number;
-    seenChange = change;
-    if (v === seenVersion) return;
-    seenVersion = v;
-    dropUndoable();
-    emitAuth();
-  };
-  // The backstop's own mark: the token caches' check above moves seenVersion on every request.
-  let sweptVersion = seenVersion;
   // Prepared once: db.exec() parses its SQL on every call, which showed in the conversational profile.
   const tx = {
     begin: db.prepare("BEGIN IMMEDIATE"),
@@ -370,25 +327,18 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     // process's commit moves data_version), so time is only a bound on the unforeseen: ten minutes.
     authCacheMaxAgeMs: 10 * 60_000,
     // Operator commands (`cap-kernel tokens revoke --db …`) may write the file from another process while
-    // this one serves: data_version moves only on other connections' commits, so any foreign write drops
-    // the token caches before they are trusted again. Looked at every LOOK_MS at most (one pread of
-    // the change counter, data_version only after a commit to the file); the writer's settle wait
-    // (AUTH_SETTLE_MS) makes that enough for every request sent after its revocation answered.
+    // this one serves: any foreign write drops the token caches before they are trusted again. Looked for
+    // every 5 ms at most; the writer's settle wait makes that enough for every request sent after its
+    // revocation answered (foreign-commits.ts).
     authCacheSafe: () => {
       if (closed) return false;
-      if (performance.now() - lookedAt >= LOOK_MS) checkVersion();
+      foreign.lookIfDue();
       return true;
     },
     // Every in-process write that readies an event notifies (onEventsReady), and lease ends are scheduled
     // by the polls and claims themselves; only another process's commit (`cap-kernel emit --db …`, a second
     // kernel on the file) can ready one unseen, and that moves data_version.
-    sweepNeeded: () => {
-      if (closed) return false;
-      const v = dataVersion.get() as number;
-      if (v === sweptVersion) return false;
-      sweptVersion = v;
-      return true;
-    },
+    sweepNeeded: () => !closed && foreign.sweepNeeded(),
     async ping() {
       if (closed) throw new Error("store closed");
       try {
@@ -406,8 +356,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
       const release = await lock.acquire();
       try {
         await group.flushNow();
-        await checkpointer?.close();
-        counter.close();
+        await foreign.close();
         db.close();
       } finally {
         release();
