@@ -24,6 +24,39 @@ export interface KernelConfig {
    * instant.
    */
   longPollSlackMs: number;
+  /** Per-client bounds (docs/security.md gives each default's reason); /info reports the CAP ones. */
+  limits: KernelLimits;
+}
+
+export interface KernelLimits {
+  /** Deepest nesting of objects and arrays in a JSON body, checked while parsing. */
+  maxJsonDepth: number;
+  /** Largest stored memory envelope, UTF-8 bytes of its JSON. */
+  maxMemoryBytes: number;
+  /** Largest content of one memory section or array item, UTF-8 bytes. */
+  maxMemorySectionBytes: number;
+  /** Largest registry manifest, UTF-8 bytes of its JSON. */
+  maxManifestBytes: number;
+  /** Messages one runtime token may post per minute. */
+  messagesPerMinute: number;
+  /** UTF-8 bytes of message content one runtime token may post per minute. */
+  messageBytesPerMinute: number;
+  /** Long-polls one runtime token may have waiting at once. */
+  maxLongPollsPerToken: number;
+  /** Open connections one client address may hold. */
+  maxConnectionsPerClient: number;
+  /** Failed authentications (any bad or unknown token) one client address may make per minute. */
+  authFailuresPerMinute: number;
+  /** Join-code redemptions one client address may attempt per minute. */
+  joinRedemptionsPerMinute: number;
+  /** Runtime tokens and join codes one human may issue per minute. */
+  issuancesPerMinute: number;
+  /** Time a new connection has to send its whole request head, ms. */
+  headersTimeoutMs: number;
+  /** Idle time allowed between requests on a keep-alive connection, ms. */
+  keepAliveTimeoutMs: number;
+  /** Period of the idempotency-record prune, ms. */
+  idempotencyPruneIntervalMs: number;
 }
 
 export const DEFAULT_CONFIG: KernelConfig = {
@@ -36,10 +69,30 @@ export const DEFAULT_CONFIG: KernelConfig = {
   idempotencyTtlMs: 24 * 60 * 60 * 1000,
   longPollBackstopMs: 2000,
   longPollSlackMs: 1000,
+  limits: {
+    maxJsonDepth: 64,
+    maxMemoryBytes: 1024 * 1024,
+    maxMemorySectionBytes: 256 * 1024,
+    maxManifestBytes: 64 * 1024,
+    messagesPerMinute: 120,
+    messageBytesPerMinute: 4 * 1024 * 1024,
+    maxLongPollsPerToken: 8,
+    maxConnectionsPerClient: 256,
+    authFailuresPerMinute: 60,
+    joinRedemptionsPerMinute: 20,
+    issuancesPerMinute: 30,
+    headersTimeoutMs: 10_000,
+    keepAliveTimeoutMs: 30_000,
+    idempotencyPruneIntervalMs: 10 * 60 * 1000,
+  },
 };
 
-export function resolveConfig(partial: Partial<KernelConfig> = {}): KernelConfig {
-  const c = { ...DEFAULT_CONFIG, ...partial };
+export type KernelConfigInput = Partial<Omit<KernelConfig, "limits">> & { limits?: Partial<KernelLimits> };
+
+export function resolveConfig(partial: KernelConfigInput = {}): KernelConfig {
+  const c = { ...DEFAULT_CONFIG, ...partial, limits: { ...DEFAULT_CONFIG.limits, ...partial.limits } };
+  for (const [name, value] of Object.entries(c.limits))
+    if (!(Number.isFinite(value) && value > 0)) throw new Error(`limits.${name} must be a number > 0`);
   if (!(c.leaseSeconds > 0)) throw new Error("leaseSeconds must be > 0");
   if (!Number.isInteger(c.maxAttempts) || c.maxAttempts < 1)
     throw new Error("maxAttempts must be an integer ≥ 1");

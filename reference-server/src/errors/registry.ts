@@ -26,6 +26,12 @@ export const ERROR_CODES = [
   "unsupported_media_type",
   "idempotency_key_reused",
   "rate_limited",
+  "json_too_deep",
+  "malformed_url",
+  "memory_too_large",
+  "headers_too_large",
+  "too_many_long_polls",
+  "too_many_connections",
   "internal_error",
   "unavailable",
   "store_unavailable",
@@ -45,6 +51,9 @@ export const ERROR_CODES = [
   "join_code_invalid",
   "join_code_used",
   "join_code_expired",
+  "identity_not_owned",
+  "identity_exists",
+  "manifest_too_large",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -10,7 +10,7 @@ import { CAP_BASE_PATH } from "@commonly/cap-spec/constants";
 import Fastify, { type FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import type { Clock } from "../clock.js";
-import type { KernelConfig } from "../config.js";
+import type { KernelConfigInput } from "../config.js";
 import { createKernel, type Kernel, openKernel, type Store } from "../kernel.js";
 import { type ProfileName, wireProfile } from "../profiles/index.js";
 import { installJsonOnly } from "./content-type.js";
@@ -28,7 +28,7 @@ import { Validators } from "./validation.js";
 export type BuildAppOptions = AppOptions & ({ store: Store } | { db: string });
 
 interface AppOptions {
-  config?: Partial<KernelConfig>;
+  config?: KernelConfigInput;
   clock?: Clock;
   /** The wire dialect of the CAP routes (src/profiles): `cap` (default, CAP v1 exactly) or `production`. */
   profile?: ProfileName;

@@ -4,7 +4,7 @@
  */
 import type { LightMyRequestResponse } from "fastify";
 import type { Clock } from "../../src/clock.js";
-import type { KernelConfig } from "../../src/config.js";
+import type { KernelConfigInput } from "../../src/config.js";
 import { buildApp } from "../../src/http/app.js";
 import type { Store } from "../../src/store/contract.js";
 import { openSqliteStore } from "../../src/store/sqlite/index.js";
@@ -20,7 +20,7 @@ export interface Agent {
 }
 
 export interface WorldOptions {
-  config?: Partial<KernelConfig>;
+  config?: KernelConfigInput;
   clock?: Clock;
   store?: Store;
   logger?: Parameters<typeof buildApp>[0]["logger"];

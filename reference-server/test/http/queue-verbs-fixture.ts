@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll } from "vitest";
-import type { KernelConfig } from "../../src/config.js";
+import type { KernelConfigInput } from "../../src/config.js";
 import type { World } from "../helpers/world.js";
 
 export const PG_URL = process.env.CAP_TEST_PG_URL;
@@ -15,7 +15,7 @@ export const CONFIG = {
   leaseSeconds: 30,
   maxAttempts: MAX,
   longPollBackstopMs: 60_000,
-} as Partial<KernelConfig>;
+} as KernelConfigInput;
 
 /** A new schema name per call; every one is dropped after the calling test file. */
 export function pgSchemas(): () => string {

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Literal, Optional, TypedDict, Union
 
-__all__ = ["AckRequest","AckResponse","AckResult","Author","BatchAckItem","BatchAckRefused","BatchAckRequest","BatchAckResponse","BatchAckSettled","DailyEntry","DailyEntryInput","DecisionRequest","DecisionResponse","Error","Event","EventList","HeartbeatTickPayload","Info","MemoryEnvelope","MemorySection","MemorySectionInput","MemorySections","MemorySectionsInput","MentionReceivedPayload","MessagePostedPayload","PAYLOADS","PodMessage","PodMessageList","PostMessageRequest","PostMessageResponse","PutMemoryRequest","PutMemoryResponse","Relationship","RelationshipInput","ReleaseRequest","ReleaseResponse","RenewRequest","RenewResponse","SCHEMAS","SummaryReadyPayload","SyncMemoryRequest","SyncMemoryResponse","TaskAssignedPayload"]
+__all__ = ["AckRequest","AckResponse","AckResult","Author","BatchAckItem","BatchAckRefused","BatchAckRequest","BatchAckResponse","BatchAckSettled","DailyEntry","DailyEntryInput","DecisionRequest","DecisionResponse","Error","Event","EventList","HeartbeatTickPayload","Info","Limits","MemoryEnvelope","MemorySection","MemorySectionInput","MemorySections","MemorySectionsInput","MentionReceivedPayload","MessagePostedPayload","PAYLOADS","PodMessage","PodMessageList","PostMessageRequest","PostMessageResponse","PutMemoryRequest","PutMemoryResponse","Relationship","RelationshipInput","ReleaseRequest","ReleaseResponse","RenewRequest","RenewResponse","SCHEMAS","SummaryReadyPayload","SyncMemoryRequest","SyncMemoryResponse","TaskAssignedPayload"]
 
 
 class AckRequest(TypedDict, total=False):
@@ -220,6 +220,10 @@ class Info(_InfoRequired, total=False):
     #: routes speak the production kernel's dialect (event names such as `chat.mention` and `heartbeat`,
     #: `{success: true}` answers) for drivers written against it. Absent: CAP v1 exactly.
     profile: str
+    #: The bounds the kernel enforces on each client, so a driver can stay inside them instead of
+    #: discovering them by error. Absent: the kernel advertises none (it may still refuse with `413`,
+    #: `429` or `400` `json_too_deep`).
+    limits: Limits
 
 
 class _MemoryEnvelopeRequired(TypedDict):
@@ -478,6 +482,25 @@ class TaskAssignedPayload(_TaskAssignedPayloadRequired, total=False):
     """Payload of `task.assigned`: work handed to the agent.
     """
     description: str
+
+
+class Limits(TypedDict):
+    """Per-client bounds a kernel enforces; every value is the one it applies.
+    """
+    #: Deepest nesting of objects and arrays accepted in a JSON body (`400` `json_too_deep` beyond).
+    maxJsonDepth: int
+    #: Largest stored memory envelope, in UTF-8 bytes of its JSON (`413` `memory_too_large` beyond).
+    maxMemoryBytes: int
+    #: Largest `content` of one memory section or array item, in UTF-8 bytes (`413` `memory_too_large`).
+    maxMemorySectionBytes: int
+    #: Messages one token may post per minute (`429` `rate_limited` with `Retry-After` beyond).
+    messagesPerMinute: int
+    #: UTF-8 bytes of message `content` one token may post per minute (`429` `rate_limited` beyond).
+    messageBytesPerMinute: int
+    #: Long-polls one token may have waiting at once (`429` `too_many_long_polls` beyond).
+    maxLongPollsPerToken: int
+    #: Open connections one client address may hold (`429` `too_many_connections` beyond).
+    maxConnectionsPerClient: int
 
 
 #: Every model that has a JSON Schema file, by name.

@@ -606,6 +606,12 @@ export interface components {
              */
             leaseSeconds: number;
             /**
+             * @description The bounds the kernel enforces on each client, so a driver can stay inside them instead of
+             *     discovering them by error. Absent: the kernel advertises none (it may still refuse with `413`,
+             *     `429` or `400` `json_too_deep`).
+             */
+            limits?: components["schemas"]["Limits"];
+            /**
              * Format: int32
              * @description Deliveries without an ack before an event becomes terminal `failed`.
              */
@@ -635,6 +641,55 @@ export interface components {
             protocol: "cap";
             /** @enum {string} */
             version: "1";
+        };
+        /**
+         * @description Per-client bounds a kernel enforces; every value is the one it applies.
+         * @example {
+         *       "maxJsonDepth": 64,
+         *       "maxMemoryBytes": 1048576,
+         *       "maxMemorySectionBytes": 262144,
+         *       "messagesPerMinute": 120,
+         *       "messageBytesPerMinute": 4194304,
+         *       "maxLongPollsPerToken": 8,
+         *       "maxConnectionsPerClient": 256
+         *     }
+         */
+        Limits: {
+            /**
+             * Format: int32
+             * @description Open connections one client address may hold (`429` `too_many_connections` beyond).
+             */
+            maxConnectionsPerClient: number;
+            /**
+             * Format: int32
+             * @description Deepest nesting of objects and arrays accepted in a JSON body (`400` `json_too_deep` beyond).
+             */
+            maxJsonDepth: number;
+            /**
+             * Format: int32
+             * @description Long-polls one token may have waiting at once (`429` `too_many_long_polls` beyond).
+             */
+            maxLongPollsPerToken: number;
+            /**
+             * Format: int32
+             * @description Largest stored memory envelope, in UTF-8 bytes of its JSON (`413` `memory_too_large` beyond).
+             */
+            maxMemoryBytes: number;
+            /**
+             * Format: int32
+             * @description Largest `content` of one memory section or array item, in UTF-8 bytes (`413` `memory_too_large`).
+             */
+            maxMemorySectionBytes: number;
+            /**
+             * Format: int32
+             * @description UTF-8 bytes of message `content` one token may post per minute (`429` `rate_limited` beyond).
+             */
+            messageBytesPerMinute: number;
+            /**
+             * Format: int32
+             * @description Messages one token may post per minute (`429` `rate_limited` with `Retry-After` beyond).
+             */
+            messagesPerMinute: number;
         };
         /**
          * @description An agent identity's memory. `content` is the v1 mirror of `long_term`.

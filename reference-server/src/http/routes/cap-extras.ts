@@ -21,6 +21,15 @@ export async function capExtraRoutes(app: FastifyInstance, { kernel, validators,
     maxWaitSeconds: c.maxWaitSeconds,
     maxMessageBytes: c.maxMessageBytes,
     features: ADVERTISED_FEATURES,
+    limits: {
+      maxJsonDepth: c.limits.maxJsonDepth,
+      maxMemoryBytes: c.limits.maxMemoryBytes,
+      maxMemorySectionBytes: c.limits.maxMemorySectionBytes,
+      messagesPerMinute: c.limits.messagesPerMinute,
+      messageBytesPerMinute: c.limits.messageBytesPerMinute,
+      maxLongPollsPerToken: c.limits.maxLongPollsPerToken,
+      maxConnectionsPerClient: c.limits.maxConnectionsPerClient,
+    },
     // Only a non-default profile names itself: under `cap` the answer is CAP v1's, unchanged.
     ...(profile.name !== "cap" ? { profile: profile.name } : {}),
   };
