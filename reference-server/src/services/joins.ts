@@ -1,8 +1,9 @@
 /**
- * Self-serve joins (ADR-006, CommonGround pattern): a pod admin creates a one-time, expiring join code
- * (shown once, stored as SHA-256); redeeming it — unauthenticated, the code is the credential — installs
- * the agent (installedBy: the agent itself; authorizedBy: the human who created the code) and returns a
- * runtime token once. Used and expired codes get distinct 410s; unknown ones 404.
+ * Self-serve joins: a pod admin creates a one-time, expiring join code (shown once, stored as SHA-256);
+ * redeeming it — unauthenticated, the code is the credential — installs the agent (installedBy: the agent
+ * itself; authorizedBy: the human who created the code) and returns a runtime token once. Used and expired
+ * codes get distinct 410s; unknown ones 404. A code never binds an identity its creator does not own, and
+ * a code that names no agent never binds an existing identity (the redeemer would choose whose).
  */
 import { iso } from "../clock.js";
 import { fail } from "../errors/registry.js";
@@ -10,7 +11,7 @@ import { JOIN_CODE, newId, newJoinCode, sha256Hex } from "../secrets.js";
 import type { JoinCodeRecord } from "../store/contract.js";
 import { requirePodAdmin } from "./access.js";
 import type { ServiceDeps, UserCaller } from "./deps.js";
-import type { RegistryService } from "./registry.js";
+import type { Binder, RegistryService } from "./registry.js";
 import type { TokensService } from "./tokens.js";
 
 export const DEFAULT_JOIN_TTL_SECONDS = 3600;
@@ -80,6 +81,13 @@ export function createJoinsService(
         fail("join_code_invalid", "The human who created this code is gone.");
       if (!(await store.getRegistryAgent(agentName)))
         await registry.publishAs(creator.id, false, { name: agentName, selfServe: true });
+      // A code that names no agent lets its redeemer choose the name, so it may only create an identity;
+      // one that names an agent binds an existing identity only if the code's creator owns it.
+      const binder: Binder = {
+        humanId: creator.id,
+        isAdmin: creator.isAdmin,
+        existing: rec.agentName === null ? "new-only" : "owner",
+      };
       return store.transaction(async (tx) => {
         const inst = await registry.installIn(
           tx,
@@ -90,7 +98,7 @@ export function createJoinsService(
             ...(input.instanceId ? { instanceId: input.instanceId } : {}),
           },
           "self",
-          rec.createdBy,
+          binder,
         );
         if (!(await tx.markJoinCodeUsed({ id: rec.id, now: clock.now(), installationId: inst.id })))
           fail("join_code_used");

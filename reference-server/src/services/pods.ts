@@ -1,10 +1,13 @@
 /**
- * Pods and their members. The creator becomes the pod's first admin.
+ * Pods and their members. The creator becomes the pod's first admin. A human who stops being one of a
+ * pod's admins (removed, or made a plain member) loses what they issued there: the runtime tokens they
+ * minted through the pod's installations are revoked and their unused join codes for it end, so a former
+ * admin keeps no credential into the pod.
  */
 import { iso } from "../clock.js";
 import { fail } from "../errors/registry.js";
 import { newId } from "../secrets.js";
-import type { MemberRecord, PodRecord, PodRole } from "../store/contract.js";
+import type { MemberRecord, PodRecord, PodRole, StoreOps } from "../store/contract.js";
 import { requirePodAdmin, requirePodMember } from "./access.js";
 import type { ServiceDeps, UserCaller } from "./deps.js";
 
@@ -17,6 +20,12 @@ export const wirePod = (p: PodRecord) => ({
 export const wireMember = (m: MemberRecord) => ({ userId: m.userId, role: m.role, addedAt: iso(m.addedAt) });
 
 export function createPodsService({ store, clock }: ServiceDeps) {
+  async function endIssuedIn(tx: StoreOps, podId: string, userId: string): Promise<void> {
+    const now = clock.now();
+    await tx.revokeRuntimeTokensIssuedInPod({ userId, podId, now });
+    await tx.expireJoinCodesCreatedBy({ userId, podId, now });
+  }
+
   /** No permission check: used by the route (any authenticated user may create a pod) and the CLI. */
   async function createPod(creatorId: string, name: string): Promise<PodRecord> {
     return store.transaction(async (tx) => {
@@ -54,14 +63,22 @@ export function createPodsService({ store, clock }: ServiceDeps) {
         role: input.role ?? existing?.role ?? "member",
         addedAt: existing?.addedAt ?? clock.now(),
       };
-      await store.putMember(member);
+      await store.transaction(async (tx) => {
+        await tx.putMember(member);
+        if (existing?.role === "admin" && member.role !== "admin")
+          await endIssuedIn(tx, podId, member.userId);
+      });
       return member;
     },
 
     async removeMember(user: UserCaller, podId: string, userId: string) {
       await requirePodAdmin(store, user, podId);
-      if (!(await store.removeMember(podId, userId)))
-        fail("user_not_found", "That user is not a member of this pod.");
+      await store.transaction(async (tx) => {
+        const existing = await tx.getMember(podId, userId);
+        if (!existing || !(await tx.removeMember(podId, userId)))
+          fail("user_not_found", "That user is not a member of this pod.");
+        if (existing.role === "admin") await endIssuedIn(tx, podId, userId);
+      });
     },
   };
 }

@@ -1,15 +1,20 @@
 /**
- * The registry (ADR-004 §Registry): publish agent manifests, install an agent identity into a pod,
- * issue/list/revoke its runtime tokens, uninstall. Audit (CAP-AUTH-7): an installation records installedBy
- * (whose row: the human, or the agent itself for a join-code install) and authorizedBy (always a human);
- * every runtime token records the human who issued it. Uninstalling revokes the installation's tokens and
- * retires the identity's open events of that pod (kept as failed, reason "uninstalled").
+ * The registry: publish agent manifests, install an agent identity into a pod, issue/list/revoke its
+ * runtime tokens, uninstall. Audit (CAP-AUTH-7): an installation records installedBy (whose row: the human,
+ * or the agent itself for a join-code install) and authorizedBy (always a human); every runtime token
+ * records the human who issued it. Uninstalling revokes the installation's tokens and retires the
+ * identity's open events of that pod (kept as failed, reason "uninstalled").
+ *
+ * Ownership (CAP-AUTH-9, docs/security.md): a runtime token speaks for its identity in every pod, so only
+ * the identity's owner — the human who created it by its first install — or a kernel admin may install it
+ * into a pod or mint its tokens. Being a pod's admin is never enough to bind someone else's identity.
  */
 import { iso } from "../clock.js";
 import { fail } from "../errors/registry.js";
 import { newId } from "../secrets.js";
 import {
   type Actor,
+  type AgentIdentityRecord,
   type InstallationRecord,
   type RuntimeTokenRecord,
   StoreConflictError,
@@ -59,22 +64,50 @@ export function wireRuntimeToken(t: RuntimeTokenRecord) {
   };
 }
 
+/**
+ * Who is binding an identity to a pod, and whether an existing identity may be bound: `owner` binds one
+ * the human owns (any, for a kernel admin), `new-only` only creates (a join code that names no agent).
+ */
+export interface Binder {
+  humanId: string;
+  isAdmin: boolean;
+  existing: "owner" | "new-only";
+}
+
+export function requireIdentityOwner(
+  identity: AgentIdentityRecord,
+  human: { userId: string; isAdmin: boolean },
+): void {
+  if (human.isAdmin || (identity.ownerId !== null && identity.ownerId === human.userId)) return;
+  fail("identity_not_owned", undefined, { agentName: identity.agentName, instanceId: identity.instanceId });
+}
+
 export function createRegistryService({ store, clock }: ServiceDeps, tokens: TokensService) {
   /** Install without permission checks (the caller checked): used by the route, join codes and the CLI. */
   async function installIn(
     tx: StoreOps,
     input: InstallInput,
     installedBy: Actor | "self",
-    authorizedBy: string,
+    binder: Binder,
   ): Promise<InstallationRecord> {
     if (!(await tx.getRegistryAgent(input.agentName))) fail("agent_not_found");
     const now = clock.now();
+    const created = newId("agt");
     const identity = await tx.ensureAgentIdentity({
-      id: newId("agt"),
+      id: created,
       agentName: input.agentName,
       instanceId: input.instanceId ?? "default",
+      ownerId: binder.humanId,
       createdAt: now,
     });
+    if (identity.id !== created) {
+      if (binder.existing === "new-only")
+        fail("identity_exists", undefined, {
+          agentName: identity.agentName,
+          instanceId: identity.instanceId,
+        });
+      requireIdentityOwner(identity, { userId: binder.humanId, isAdmin: binder.isAdmin });
+    }
     if (await tx.findActiveInstallation(identity.id, input.podId)) fail("already_installed");
     const inst: InstallationRecord = {
       id: newId("ins"),
@@ -85,7 +118,7 @@ export function createRegistryService({ store, clock }: ServiceDeps, tokens: Tok
       scopes: input.scopes ?? [],
       messagePosted: input.messagePosted ?? true,
       installedBy: installedBy === "self" ? { kind: "agent", id: identity.id } : installedBy,
-      authorizedBy,
+      authorizedBy: binder.humanId,
       status: "active",
       createdAt: now,
       uninstalledAt: null,
@@ -146,7 +179,8 @@ export function createRegistryService({ store, clock }: ServiceDeps, tokens: Tok
 
     async install(user: UserCaller, input: InstallInput) {
       await requirePodAdmin(store, user, input.podId);
-      return store.transaction((tx) => installIn(tx, input, { kind: "human", id: user.userId }, user.userId));
+      const binder: Binder = { humanId: user.userId, isAdmin: user.isAdmin, existing: "owner" };
+      return store.transaction((tx) => installIn(tx, input, { kind: "human", id: user.userId }, binder));
     },
 
     async issueToken(
@@ -157,6 +191,9 @@ export function createRegistryService({ store, clock }: ServiceDeps, tokens: Tok
     ) {
       await requirePodAdmin(store, user, podId);
       const inst = await activeInstallation(podId, agentName, opts.instanceId);
+      const identity = await store.getAgentIdentity(inst.agentId);
+      if (!identity) fail("installation_not_found");
+      requireIdentityOwner(identity, user);
       const issued = await store.transaction((tx) =>
         tokens.issueRuntimeToken(tx, inst, user.userId, opts.label ?? null),
       );

@@ -61,6 +61,11 @@ export interface AgentIdentityRecord {
   id: string;
   agentName: string;
   instanceId: string;
+  /**
+   * The human who owns the identity: only they (or a kernel admin) may install it into a pod or mint its
+   * runtime tokens. Null only for an identity no human created (none today; kept for old rows).
+   */
+  ownerId: string | null;
   createdAt: number;
 }
 

@@ -113,6 +113,7 @@ export const AGENT_IDENTITIES = table<AgentIdentityRecord>()("agent_identities",
   agent_name: "text",
   instance_id: "text",
   created_at: "time",
+  owner_id: "text?",
 });
 
 export const INSTALLATIONS = table<InstallationRecord>()("installations", {

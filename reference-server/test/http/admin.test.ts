@@ -43,10 +43,12 @@ describe("users", () => {
   it("deletes a user: their API tokens and every runtime token they issued stop working", async () => {
     const bob = await newUser("bob");
     await w.adminApi("POST", `/pods/${w.podA.id}/members`, { userId: bob.user.id, role: "admin" });
+    const install = { agentName: "alpha", podId: w.podA.id, instanceId: "bobs" };
+    expect((await w.adminApi("POST", "/registry/install", install, bob.token)).statusCode).toBe(201);
     const issued = await w.adminApi(
       "POST",
       `/registry/pods/${w.podA.id}/agents/alpha/runtime-tokens`,
-      { label: "bob's" },
+      { label: "bob's", instanceId: "bobs" },
       bob.token,
     );
     expect(issued.json().issuedBy).toBe(bob.user.id);

@@ -32,7 +32,12 @@ beforeAll(async () => {
   // issuer deleted: a pod admin issues a token, then is deleted
   const bob = await w.adminApi("POST", "/users", { name: "bob" });
   await w.adminApi("POST", `/pods/${w.podB.id}/members`, { userId: bob.json().user.id, role: "admin" });
-  await w.adminApi("POST", "/registry/install", { agentName: "alpha", podId: w.podB.id, instanceId: "bobs" });
+  await w.adminApi(
+    "POST",
+    "/registry/install",
+    { agentName: "alpha", podId: w.podB.id, instanceId: "bobs" },
+    bob.json().token,
+  );
   const bobs = await w.adminApi(
     "POST",
     `/registry/pods/${w.podB.id}/agents/alpha/runtime-tokens`,

@@ -85,10 +85,13 @@ describe("the token cache on SQLite", () => {
     await open();
     const bob = await w.kernel.users.createUser({ name: "bob", isAdmin: false });
     await w.adminApi("POST", `/pods/${w.podA.id}/members`, { userId: bob.user.id, role: "admin" });
+    // bob owns the identity he installs, so he may mint its token (identity ownership, CAP-AUTH-9).
+    const install = { agentName: "alpha", podId: w.podA.id, instanceId: "bobs" };
+    expect((await w.adminApi("POST", "/registry/install", install, bob.token)).statusCode).toBe(201);
     const issued = await w.adminApi(
       "POST",
       `/registry/pods/${w.podA.id}/agents/alpha/runtime-tokens`,
-      {},
+      { instanceId: "bobs" },
       bob.token,
     );
     const token = issued.json().token as string;
@@ -271,10 +274,13 @@ describe.skipIf(!url)(`the token cache across two PostgreSQL replicas${skipped}`
 
     const bob = await w.kernel.users.createUser({ name: "bob", isAdmin: false });
     await w.adminApi("POST", `/pods/${w.podA.id}/members`, { userId: bob.user.id, role: "admin" });
+    // bob owns the identity he installs, so he may mint its token (identity ownership, CAP-AUTH-9).
+    const install = { agentName: "beta", podId: w.podA.id, instanceId: "bobs" };
+    expect((await w.adminApi("POST", "/registry/install", install, bob.token)).statusCode).toBe(201);
     const issued = await w.adminApi(
       "POST",
       `/registry/pods/${w.podA.id}/agents/beta/runtime-tokens`,
-      {},
+      { instanceId: "bobs" },
       bob.token,
     );
     const token = issued.json().token as string;

@@ -19,7 +19,13 @@ afterEach(async () => {
 async function setup(n: number) {
   store = openSqliteStore({ path: ":memory:" });
   await store.insertUser({ id: "usr_1", name: "h", isAdmin: true, createdAt: T0, deletedAt: null });
-  await store.ensureAgentIdentity({ id: "agt_1", agentName: "bot", instanceId: "default", createdAt: T0 });
+  await store.ensureAgentIdentity({
+    id: "agt_1",
+    agentName: "bot",
+    instanceId: "default",
+    ownerId: null,
+    createdAt: T0,
+  });
   const ids = Array.from({ length: n }, (_, i) => `rtk_${i}`);
   for (const id of ids)
     await store.insertRuntimeToken({

@@ -50,7 +50,7 @@ export async function anIdentity(
   agentName = "echo",
   instanceId = "default",
 ): Promise<AgentIdentityRecord> {
-  return s.ensureAgentIdentity({ id: uid("agt"), agentName, instanceId, createdAt: T0 });
+  return s.ensureAgentIdentity({ id: uid("agt"), agentName, instanceId, ownerId: null, createdAt: T0 });
 }
 
 export async function anInstallation(

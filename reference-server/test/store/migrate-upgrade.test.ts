@@ -2,9 +2,9 @@
  * Upgrading a database in place: one at the previous schema version (built by applying the migrations
  * before the newest ones), with a row in every table, is opened by the store, which migrates it; every
  * row is then found through the store — renamed and rebuilt tables included, insertion order kept.
- * SQLite from 004 (before 005-aligned-names, 006-pending-index and 007-pod-index-on-payloads), PostgreSQL
- * from 003 (before 004-event-payloads, 005-aligned-names, 006-byte-order-ids, 007-pending-index and
- * 008-pod-index-on-payloads).
+ * SQLite from 004 (before 005-aligned-names, 006-pending-index, 007-pod-index-on-payloads and
+ * 008-identity-owners), PostgreSQL from 003 (before 004-event-payloads, 005-aligned-names,
+ * 006-byte-order-ids, 007-pending-index, 008-pod-index-on-payloads and 009-identity-owners).
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -51,7 +51,11 @@ const registry = ["zeta", "alpha"].map((name) => ({
   createdAt: T0,
   updatedAt: T0 + 1,
 }));
-const identity = { id: "agt_a", agentName: "zeta", instanceId: "default", createdAt: T0 };
+/** Inserted without owner_id (the old schemas have none); 008/009-identity-owners make its first installer its owner. */
+const identity = { id: "agt_a", agentName: "zeta", instanceId: "default", ownerId: "usr_a", createdAt: T0 };
+/** Columns the old schemas do not have yet, left out of the rows inserted before migrating. */
+const added = (t: S.Table): string[] =>
+  t === S.EVENTS ? [...S.EVENT_PAYLOAD_COLUMNS] : t === S.AGENT_IDENTITIES ? ["owner_id"] : [];
 const installation = {
   id: "ins_a",
   agentId: "agt_a",
@@ -251,10 +255,11 @@ describe("sqlite store upgrade from schema 004", () => {
         .filter((f) => f.endsWith(".sql"))
         .sort()
         .map((f) => f.replace(/\.sql$/, ""));
-      expect(versions.slice(-3)).toEqual([
+      expect(versions.slice(-4)).toEqual([
         "005-aligned-names",
         "006-pending-index",
         "007-pod-index-on-payloads",
+        "008-identity-owners",
       ]);
       for (const v of versions.slice(0, versions.indexOf("005-aligned-names"))) {
         old.exec(readFileSync(new URL(`${v}.sql`, migrations), "utf8"));
@@ -262,7 +267,7 @@ describe("sqlite store upgrade from schema 004", () => {
       }
       for (const [t, rows] of ROWS) {
         const name = t === S.MEMBERS ? "pod_members" : t.name;
-        const except = t === S.EVENTS ? S.EVENT_PAYLOAD_COLUMNS : [];
+        const except = added(t);
         const cols = t.columns.map((c) => c.name).filter((c) => !except.includes(c));
         const insert = old.prepare(
           `INSERT INTO ${name} (${cols.join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`,
@@ -306,16 +311,19 @@ describe.skipIf(!url)(`postgres store upgrade from schema 003${skipped}`, () => 
       "byte-order-ids",
       "pending-index",
       "pod-index-on-payloads",
+      "identity-owners",
     ]);
     await migratePostgres(client, schema, 0, all.slice(0, 3));
     await client.query(`SET search_path TO ${quoteIdent(schema)}`);
     for (const [t, rows] of ROWS) {
-      const cols = t.columns.map((c) => c.name);
-      const params = t.columns.map((c, i) => `$${i + 1}${c.kind === "json" ? "::json" : ""}`);
+      const except = t === S.EVENTS ? [] : added(t);
+      const kept = t.columns.filter((c) => !except.includes(c.name));
+      const cols = kept.map((c) => c.name);
+      const params = kept.map((c, i) => `$${i + 1}${c.kind === "json" ? "::json" : ""}`);
       for (const r of rows)
         await client.query(
           `INSERT INTO ${t.name} (${cols.join(", ")}) VALUES (${params.join(", ")})`,
-          values(t, r, "postgres"),
+          values(t, r, "postgres", except),
         );
     }
     await client.query("RESET search_path");

@@ -39,5 +39,7 @@ export interface AgentsStore {
   revokeRuntimeToken(id: string, now: number): Promise<boolean>;
   revokeRuntimeTokensOfInstallation(installationId: string, now: number): Promise<number>;
   revokeRuntimeTokensIssuedBy(userId: string, now: number): Promise<number>;
+  /** Revokes the live tokens this human issued through installations in this pod; the count revoked. */
+  revokeRuntimeTokensIssuedInPod(input: { userId: string; podId: string; now: number }): Promise<number>;
   touchRuntimeToken(id: string, now: number): Promise<void>;
 }

@@ -50,5 +50,7 @@ export interface ContentStore {
   findJoinCodeByHash(hash: string): Promise<JoinCodeRecord | null>;
   listJoinCodes(podId: string): Promise<JoinCodeRecord[]>;
   /** Marks it used iff unused (single use, race-safe); false otherwise. */
+  /** Ends (expiresAt = now) this human's unused, unexpired join codes of this pod; the count ended. */
+  expireJoinCodesCreatedBy(input: { userId: string; podId: string; now: number }): Promise<number>;
   markJoinCodeUsed(input: { id: string; now: number; installationId: string }): Promise<boolean>;
 }

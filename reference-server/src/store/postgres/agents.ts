@@ -165,6 +165,14 @@ export function agentOps(db: Db): AgentOps {
           [userId, now],
         ),
       ),
+    revokeRuntimeTokensIssuedInPod: ({ userId, podId, now }) =>
+      announced(
+        count(
+          `UPDATE runtime_tokens SET revoked_at = $3 WHERE issued_by = $1 AND revoked_at IS NULL
+           AND installation_id IN (SELECT id FROM installations WHERE pod_id = $2) RETURNING 1`,
+          [userId, podId, now],
+        ),
+      ),
     async touchRuntimeToken(id, now) {
       await db.query(
         "UPDATE runtime_tokens SET last_used_at = $2 WHERE id = $1",

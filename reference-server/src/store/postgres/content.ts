@@ -133,6 +133,14 @@ export function contentOps(db: Db): ContentOps {
         toJoinCode,
       );
     },
+    async expireJoinCodesCreatedBy({ userId, podId, now }) {
+      const rows = await db.query(
+        `UPDATE join_codes SET expires_at = $3 WHERE created_by = $1 AND pod_id = $2 AND used_at IS NULL
+         AND expires_at > $3 RETURNING 1`,
+        [userId, podId, now],
+      );
+      return rows.length;
+    },
     async markJoinCodeUsed({ id, now, installationId }) {
       const rows = await db.query(
         "UPDATE join_codes SET used_at = $2, used_by_installation_id = $3 WHERE id = $1 AND used_at IS NULL RETURNING 1",

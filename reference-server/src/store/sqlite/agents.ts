@@ -104,6 +104,10 @@ export function agentOps({ db, authChanged, freshen, undoable }: SqliteContext):
     revokeIssuedBy: db.prepare(
       "UPDATE runtime_tokens SET revoked_at = ? WHERE issued_by = ? AND revoked_at IS NULL",
     ),
+    revokeIssuedInPod: db.prepare(
+      `UPDATE runtime_tokens SET revoked_at = ? WHERE issued_by = ? AND revoked_at IS NULL
+       AND installation_id IN (SELECT id FROM installations WHERE pod_id = ?)`,
+    ),
     touchToken: db.prepare("UPDATE runtime_tokens SET last_used_at = ? WHERE id = ?"),
   };
   const one = <T>(r: unknown, map: (r: Row) => T): T | null => (r ? map(r as Row) : null);
@@ -194,6 +198,8 @@ export function agentOps({ db, authChanged, freshen, undoable }: SqliteContext):
     revokeRuntimeToken: (id, now) => changed(q.revokeToken.run(now, id).changes) === 1,
     revokeRuntimeTokensOfInstallation: (id, now) => changed(q.revokeOfInstallation.run(now, id).changes),
     revokeRuntimeTokensIssuedBy: (userId, now) => changed(q.revokeIssuedBy.run(now, userId).changes),
+    revokeRuntimeTokensIssuedInPod: ({ userId, podId, now }) =>
+      changed(q.revokeIssuedInPod.run(now, userId, podId).changes),
     touchRuntimeToken: (id, now) => void q.touchToken.run(now, id),
   };
 }

@@ -54,6 +54,10 @@ export function contentOps({ db }: SqliteContext): ContentOps {
     insertJoinCode: db.prepare(INSERT_JOIN_CODE.sql),
     joinCodeByHash: db.prepare("SELECT * FROM join_codes WHERE hash = ?"),
     listJoinCodes: db.prepare("SELECT * FROM join_codes WHERE pod_id = ? ORDER BY seq"),
+    expireJoinCodes: db.prepare(
+      `UPDATE join_codes SET expires_at = ? WHERE created_by = ? AND pod_id = ? AND used_at IS NULL
+       AND expires_at > ?`,
+    ),
     useJoinCode: db.prepare(
       "UPDATE join_codes SET used_at = ?, used_by_installation_id = ? WHERE id = ? AND used_at IS NULL",
     ),
@@ -100,6 +104,8 @@ export function contentOps({ db }: SqliteContext): ContentOps {
       return r ? toJoinCode(r) : null;
     },
     listJoinCodes: (podId) => (q.listJoinCodes.all(podId) as Row[]).map(toJoinCode),
+    expireJoinCodesCreatedBy: ({ userId, podId, now }) =>
+      q.expireJoinCodes.run(now, userId, podId, now).changes,
     markJoinCodeUsed: ({ id, now, installationId }) =>
       q.useJoinCode.run(now, installationId, id).changes === 1,
   };
