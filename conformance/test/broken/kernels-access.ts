@@ -93,6 +93,29 @@ export const accessKernels: BrokenKernel[] = [
     }),
   },
   {
+    name: "lets a body deeper than its advertised limits.maxJsonDepth through as if it were accepted",
+    breaks: "CAP-ERR-10",
+    only: ["limits.json-depth"],
+    make: () => ({
+      response(_req, res) {
+        const code = (res.json as { code?: unknown } | undefined)?.code;
+        return code === "json_too_deep" ? reply(200, { ok: true, schemaVersion: 2 }) : res;
+      },
+    }),
+  },
+  {
+    name: "advertises a smaller limits.maxMemorySectionBytes than it applies",
+    breaks: "CAP-ERR-10",
+    only: ["limits.memory-section"],
+    make: () => ({
+      response(req, res) {
+        const limits = (res.json as { limits?: { maxMemorySectionBytes?: number } } | undefined)?.limits;
+        if (is(req, "GET", /^\/info$/) && limits) limits.maxMemorySectionBytes = 1000;
+        return res;
+      },
+    }),
+  },
+  {
     name: "hides decisions from /info features while serving the route",
     breaks: "CAP-INFO-3",
     only: ["info.features-honest"],
