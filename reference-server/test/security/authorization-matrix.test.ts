@@ -82,12 +82,12 @@ function registeredRoutes(app: KernelApp): string[] {
 /** Outside /api the app serves operations probes and static files only, none of them behind a token. */
 const NOT_API = /^(GET \/(healthz|readyz|metrics)|(GET|HEAD) \/(console|docs)(\/.*|\*)?)$/;
 
-const MALFORMED_FOR_SURFACE = "401 token_malformed";
 /** The answers a surface gives every route, whatever the row: bad tokens, and the other surface's tokens. */
 function implied({ surface, open }: DocumentedRoute): Want {
   if (open) return {};
   const bad = { none: "401 auth_required", malformed: "401 token_malformed", revoked: "401 token_revoked" };
-  const m = MALFORMED_FOR_SURFACE;
+  // A token of the other surface's kind fails the format check, whoever holds it.
+  const m = "401 token_malformed";
   return surface === "cap"
     ? { ...bad, otherPodHuman: m, podMember: m, podAdmin: m, identityOwner: m, operator: m }
     : { ...bad, otherPodAgent: m, agent: m };
@@ -108,7 +108,7 @@ async function runCell(w: MatrixWorld, row: Row, kind: CallerKind): Promise<stri
   const path = url.split("?")[0] ?? url;
   if (!templateRegex(template).test(path)) return `request ${path} is not ${template}`;
   const route = DOCUMENTED.get(row.route)!;
-  const res = await w.call(w.tokenOf(kind, route.surface === "cap" ? "cap" : "admin"), method, url, body);
+  const res = await w.call(w.tokenOf(kind, route.surface), method, url, body);
   let seen: string;
   try {
     seen = row.observe
