@@ -82,7 +82,7 @@ export async function buildApp(options: BuildAppOptions): Promise<KernelApp> {
   app.decorate("kernel", kernel);
   app.decorateRequest("agent", null);
   app.decorateRequest("user", null);
-  installJsonOnly(app);
+  installJsonOnly(app, kernel.config.limits.maxJsonDepth);
   // Requests that matched no route are counted as "unmatched"; every route counts its own (onRoute below).
   installErrorHandling(app, {
     onUnmatched: (req, reply) =>
