@@ -28,7 +28,7 @@ function nested(depth: number): string {
 
 export const limitChecks = [
   defineCheck({
-    id: "limits.json-depth",
+    id: "errors.json-depth-limit",
     family: "errors",
     title: "answers a body nested deeper than limits.maxJsonDepth with 400 json_too_deep and applies nothing",
     verifies: ["CAP-ERR-10"],
@@ -62,7 +62,7 @@ export const limitChecks = [
     },
   }),
   defineCheck({
-    id: "limits.memory-section",
+    id: "memory.section-size-limit",
     family: "memory",
     title:
       "answers a memory section over limits.maxMemorySectionBytes with 413 memory_too_large and applies nothing",

@@ -95,7 +95,7 @@ export const accessKernels: BrokenKernel[] = [
   {
     name: "lets a body deeper than its advertised limits.maxJsonDepth through as if it were accepted",
     breaks: "CAP-ERR-10",
-    only: ["limits.json-depth"],
+    only: ["errors.json-depth-limit"],
     make: () => ({
       response(_req, res) {
         const code = (res.json as { code?: unknown } | undefined)?.code;
@@ -106,7 +106,7 @@ export const accessKernels: BrokenKernel[] = [
   {
     name: "advertises a smaller limits.maxMemorySectionBytes than it applies",
     breaks: "CAP-ERR-10",
-    only: ["limits.memory-section"],
+    only: ["memory.section-size-limit"],
     make: () => ({
       response(req, res) {
         const limits = (res.json as { limits?: { maxMemorySectionBytes?: number } } | undefined)?.limits;
