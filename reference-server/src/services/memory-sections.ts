@@ -50,13 +50,24 @@ export function stampAll(sections: Sections, now: number): Sections {
   return out;
 }
 
-/** Merge `incoming` entries into `stored` by `key`: same key replaces in place, new keys append. */
+/**
+ * Merge `incoming` entries into `stored` by `key`: same key replaces in place (the first stored entry with
+ * that key), new keys append. An index by key keeps it linear: a search per entry made a patch of n entries
+ * into an array of n cost n² comparisons (tens of thousands of daily entries fit under the size limits).
+ */
 export function mergeBy(stored: unknown, incoming: Obj[], key: string): Obj[] {
   const out = Array.isArray(stored) ? [...(stored as Obj[])] : [];
+  const at = new Map<unknown, number>();
+  out.forEach((e, i) => {
+    if (!at.has(e[key])) at.set(e[key], i);
+  });
   for (const entry of incoming) {
-    const i = out.findIndex((e) => e[key] === entry[key]);
-    if (i >= 0) out[i] = entry;
-    else out.push(entry);
+    const i = at.get(entry[key]);
+    if (i !== undefined) out[i] = entry;
+    else {
+      at.set(entry[key], out.length);
+      out.push(entry);
+    }
   }
   return out;
 }

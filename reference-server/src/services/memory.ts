@@ -1,7 +1,9 @@
 /**
  * Memory: one envelope per agent identity (CAP-MEM-*). PUT merges per section key; sync applies `full` or
  * `patch` unless its dedup key equals the last applied sync's key. Every write is one read-modify-write
- * transaction on the agent's row, so no write is half-applied and none is lost to a concurrent one.
+ * transaction on the agent's row, so no write is half-applied and none is lost to a concurrent one. Sizes
+ * are bounded (memory-size.ts): each section's text before the transaction, the whole envelope the write
+ * would store inside it.
  */
 import { fail } from "../errors/registry.js";
 import { sha256Hex } from "../secrets.js";
@@ -15,6 +17,7 @@ import {
   stampSection,
   unknownSectionKeys,
 } from "./memory-sections.js";
+import { checkEnvelopeSize, checkSectionSizes } from "./memory-size.js";
 
 export interface PutMemoryBody {
   content?: string;
@@ -53,7 +56,8 @@ const empty = (agentId: string): MemoryRecord => ({
   updatedAt: 0,
 });
 
-export function createMemoryService({ store, clock }: ServiceDeps) {
+export function createMemoryService({ store, clock, config }: ServiceDeps) {
+  const { maxMemoryBytes, maxMemorySectionBytes } = config.limits;
   return {
     async get(caller: AgentCaller) {
       const m = (await store.getMemory(caller.agentId)) ?? empty(caller.agentId);
@@ -71,6 +75,7 @@ export function createMemoryService({ store, clock }: ServiceDeps) {
         fail("validation_failed", undefined, {
           errors: [{ path: "/", in: "body", message: "must have at least one of content, sections" }],
         });
+      checkSectionSizes(body, maxMemorySectionBytes);
       await store.transaction(async (tx) => {
         const now = clock.now();
         const cur = (await tx.getMemoryForUpdate(caller.agentId)) ?? empty(caller.agentId);
@@ -78,19 +83,22 @@ export function createMemoryService({ store, clock }: ServiceDeps) {
         for (const [k, v] of Object.entries(body.sections ?? {})) sections[k] = stampSection(k, v, now);
         const longTerm =
           body.sections?.long_term !== undefined ? (sections.long_term as { content: string }) : null;
-        await tx.putMemory({
+        const next = {
           agentId: caller.agentId,
           content: body.content ?? longTerm?.content ?? cur.content,
           sections,
           sourceRuntime: body.sourceRuntime ?? cur.sourceRuntime,
           syncKey: null,
           updatedAt: now,
-        });
+        };
+        checkEnvelopeSize(next, maxMemoryBytes);
+        await tx.putMemory(next);
       });
     },
 
     async sync(caller: AgentCaller, body: SyncMemoryBody): Promise<{ deduped: boolean }> {
       rejectUnknownSections(body.sections);
+      checkSectionSizes(body, maxMemorySectionBytes);
       return store.transaction(async (tx) => {
         const now = clock.now();
         const key = syncDedupKey(body, now);
@@ -102,14 +110,16 @@ export function createMemoryService({ store, clock }: ServiceDeps) {
             : patchSections(cur.sections, body.sections, now);
         const longTerm =
           body.sections.long_term !== undefined ? (sections.long_term as { content: string }) : null;
-        await tx.putMemory({
+        const next = {
           agentId: caller.agentId,
           content: longTerm?.content ?? cur.content,
           sections,
           sourceRuntime: body.sourceRuntime ?? cur.sourceRuntime,
           syncKey: key,
           updatedAt: now,
-        });
+        };
+        checkEnvelopeSize(next, maxMemoryBytes);
+        await tx.putMemory(next);
         return { deduped: false };
       });
     },
