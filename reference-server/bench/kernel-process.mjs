@@ -25,6 +25,20 @@ async function healthy(baseUrl, path) {
   }
 }
 
+/**
+ * The kernel's per-client limits, lifted for load generation: every bench client is one address posting,
+ * polling and connecting far beyond what one honest driver does (2,000 idle drivers on one address, the
+ * conversational posters). Given as environment, not flags, so a build from before the limits (`dist`,
+ * CAP_BENCH_DIST) still starts.
+ */
+const BENCH_LIMITS = {
+  CAP_MESSAGES_PER_MINUTE: "1000000000",
+  CAP_MESSAGE_BYTES_PER_MINUTE: "1000000000000",
+  CAP_MAX_LONG_POLLS_PER_TOKEN: "1000000",
+  CAP_MAX_CONNECTIONS_PER_CLIENT: "1000000",
+  CAP_AUTH_FAILURES_PER_MINUTE: "1000000000",
+};
+
 /** The Fastify hello-world baseline on a free port. */
 export async function startBaseline() {
   const port = await freePort();
@@ -75,7 +89,10 @@ export async function startKernel(
   // `node bench/profile-summary.mjs DIR/*.cpuprofile`).
   const profDir = process.env.CAP_BENCH_CPU_PROF;
   const profArgs = profDir ? ["--cpu-prof", "--cpu-prof-dir", profDir] : [];
-  const handle = startChild(name, process.execPath, [...profArgs, ...args], { cwd: kernelRoot });
+  const handle = startChild(name, process.execPath, [...profArgs, ...args], {
+    cwd: kernelRoot,
+    env: BENCH_LIMITS,
+  });
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitUntil(`${name} /healthz`, () => healthy(baseUrl, "/healthz"), { handle });
   return { handle, baseUrl, port };

@@ -4,6 +4,7 @@
  * serve | provision | emit | dead-letters list|requeue | tokens issue|revoke | demo.
  */
 import { Command, Option } from "commander";
+import { LIMIT_FLAGS } from "./cli/limit-flags.js";
 import { DEFAULT_DB } from "./cli/settings.js";
 
 // Command implementations load on use, so `--help` answers without loading the kernel.
@@ -37,6 +38,12 @@ function dbOptions(cmd: Command): Command {
     );
 }
 
+function limitOptions(cmd: Command): Command {
+  for (const l of LIMIT_FLAGS)
+    cmd.addOption(new Option(`${l.flag} <n>`, `${l.help} (env ${l.env}; default ${l.default})`));
+  return cmd;
+}
+
 function serverOptions(cmd: Command): Command {
   return dbOptions(cmd)
     .addOption(new Option("--port <n>", "port (env CAP_PORT; default 7070)"))
@@ -55,9 +62,9 @@ const program = new Command()
   .description("The CAP v1 reference kernel: embedded SQLite by default, PostgreSQL for several replicas.")
   .showHelpAfterError();
 
-serverOptions(program.command("serve").description("Serve CAP v1 and the admin surface over HTTP.")).action(
-  serveCommand,
-);
+limitOptions(
+  serverOptions(program.command("serve").description("Serve CAP v1 and the admin surface over HTTP.")),
+).action(serveCommand);
 
 dbOptions(
   program

@@ -39,7 +39,7 @@ export interface KernelLimits {
   maxManifestBytes: number;
   /** Messages one runtime token may post per minute. */
   messagesPerMinute: number;
-  /** UTF-8 bytes of message content one runtime token may post per minute. */
+  /** UTF-8 bytes of message content and metadata (as JSON) one runtime token may post per minute. */
   messageBytesPerMinute: number;
   /** Long-polls one runtime token may have waiting at once. */
   maxLongPollsPerToken: number;
@@ -78,7 +78,7 @@ export const DEFAULT_CONFIG: KernelConfig = {
     messageBytesPerMinute: 4 * 1024 * 1024,
     maxLongPollsPerToken: 8,
     maxConnectionsPerClient: 256,
-    authFailuresPerMinute: 60,
+    authFailuresPerMinute: 1200,
     joinRedemptionsPerMinute: 20,
     issuancesPerMinute: 30,
     headersTimeoutMs: 10_000,

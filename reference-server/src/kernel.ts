@@ -11,6 +11,7 @@ import { createDecisionsService } from "./services/decisions.js";
 import type { ServiceDeps } from "./services/deps.js";
 import { createEventsService } from "./services/events.js";
 import type { EventsObserver } from "./services/events-observer.js";
+import { startIdempotencyPrune } from "./services/idempotency-prune.js";
 import { createJoinsService } from "./services/joins.js";
 import { createMemoryService } from "./services/memory.js";
 import { createMessagesService } from "./services/messages.js";
@@ -51,6 +52,7 @@ export function createKernel(options: KernelOptions) {
   const tokens = createTokensService(deps);
   const messages = createMessagesService(deps);
   const registry = createRegistryService(deps, tokens);
+  const idempotencyPrune = startIdempotencyPrune(deps);
   return {
     config: deps.config,
     clock: deps.clock,
@@ -73,6 +75,7 @@ export function createKernel(options: KernelOptions) {
     },
     /** Writes what is still buffered and closes the store (after the HTTP app, if any, has closed). */
     close: async () => {
+      await idempotencyPrune.stop();
       await tokens.touches.close();
       await store.close();
     },

@@ -10,7 +10,7 @@ export async function startServer(flags: ServeFlags, extra?: { logger?: false })
   const s = resolveServe(flags);
   const app = await buildApp({
     db: s.db,
-    config: { leaseSeconds: s.leaseSeconds, maxAttempts: s.maxAttempts },
+    config: { leaseSeconds: s.leaseSeconds, maxAttempts: s.maxAttempts, limits: s.limits },
     profile: s.profile,
     logger: extra?.logger === false ? false : { level: s.logLevel },
   });

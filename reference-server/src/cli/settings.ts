@@ -1,4 +1,5 @@
 import { isProfileName, PROFILE_NAMES, type ProfileName } from "../profiles/names.js";
+import { type LimitFlagValues, resolveLimitFlags } from "./limit-flags.js";
 
 /**
  * Settings for every CLI command: a flag wins over its CAP_* environment variable, which wins over the
@@ -10,7 +11,7 @@ export interface CommonFlags {
   maxAttempts?: string;
 }
 
-export interface ServeFlags extends CommonFlags {
+export interface ServeFlags extends CommonFlags, LimitFlagValues {
   port?: string;
   host?: string;
   logLevel?: string;
@@ -47,6 +48,8 @@ export function resolveServe(flags: ServeFlags) {
     host: flags.host ?? env("CAP_HOST") ?? "127.0.0.1",
     logLevel: flags.logLevel ?? env("CAP_LOG_LEVEL") ?? "info",
     profile: profile(flags.profile ?? env("CAP_PROFILE")),
+    /** Only the limits a flag or CAP_* variable set (limit-flags.ts); the kernel's defaults fill the rest. */
+    limits: resolveLimitFlags(flags, env),
   };
 }
 

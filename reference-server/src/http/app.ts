@@ -13,11 +13,13 @@ import type { Clock } from "../clock.js";
 import type { KernelConfigInput } from "../config.js";
 import { createKernel, type Kernel, openKernel, type Store } from "../kernel.js";
 import { type ProfileName, wireProfile } from "../profiles/index.js";
+import { installConnectionLimits, serverTimeouts } from "./connections.js";
 import { installJsonOnly } from "./content-type.js";
 import { installErrorHandling } from "./errors.js";
 import { installGracefulClose } from "./graceful-close.js";
 import { createLogger, type LoggerOptions } from "./logger.js";
 import { createMetrics } from "./metrics.js";
+import { installRateLimits } from "./rate-limits.js";
 import { lazyRequestLogger } from "./request-logger.js";
 import { adminRoutes } from "./routes/admin.js";
 import { capRoutes } from "./routes/cap.js";
@@ -38,8 +40,7 @@ interface AppOptions {
 
 export type KernelApp = FastifyInstance & { kernel: Kernel };
 
-/** Server timeouts (ms), exported for the test that holds them against the longest long-poll. */
-export const SERVER_TIMEOUTS = { keepAliveTimeout: 72_000, requestTimeout: 60_000 };
+export { serverTimeouts } from "./connections.js";
 
 let validatorsCache: Validators | null = null;
 
@@ -62,6 +63,7 @@ export async function buildApp(options: BuildAppOptions): Promise<KernelApp> {
       : options.logger && "info" in options.logger
         ? options.logger
         : createLogger(options.logger || {});
+  const timeouts = serverTimeouts(kernel.config.limits);
   const app = Fastify({
     ...(logger ? { loggerInstance: logger, childLoggerFactory: lazyRequestLogger } : { logger: false }),
     bodyLimit: kernel.config.bodyLimitBytes,
@@ -69,14 +71,19 @@ export async function buildApp(options: BuildAppOptions): Promise<KernelApp> {
     // An automatic HEAD twin of GET /events would claim events and throw them away.
     exposeHeadRoutes: false,
     // Long-polls: a 25 s wait must outlive every server timeout, and thousands of drivers may each keep one
-    // connection open. No idle-socket timeout (a parked poll sends nothing for 25 s), keep-alive well past
-    // the longest wait so the next poll reuses the connection, no cap on requests per connection. The
-    // request timeout covers receiving a request only (slow uploads), never the wait for its answer.
+    // connection open. No idle-socket timeout (a parked poll sends nothing for 25 s) and no cap on requests
+    // per connection; the other timeouts bound only receiving a request and the idle time between two
+    // (connections.ts), so a silent socket is closed after the headers timeout, never a waiting poll.
     connectionTimeout: 0,
-    keepAliveTimeout: SERVER_TIMEOUTS.keepAliveTimeout,
-    requestTimeout: SERVER_TIMEOUTS.requestTimeout,
+    keepAliveTimeout: timeouts.keepAliveTimeout,
+    requestTimeout: timeouts.requestTimeout,
+    http: {
+      headersTimeout: timeouts.headersTimeout,
+      connectionsCheckingInterval: timeouts.connectionsCheckingInterval,
+    },
     maxRequestsPerSocket: 0,
   }) as unknown as FastifyInstance;
+  installConnectionLimits(app.server, kernel.config.limits.maxConnectionsPerClient);
 
   let closing = false;
   app.decorate("kernel", kernel);
@@ -108,7 +115,8 @@ export async function buildApp(options: BuildAppOptions): Promise<KernelApp> {
   );
   app.addHook("onClose", async () => kernel.tokens.cache.close());
 
-  const deps = { kernel, validators, profile: wireProfile(options.profile) };
+  const rateLimits = await installRateLimits(app, kernel.config.limits);
+  const deps = { kernel, validators, profile: wireProfile(options.profile), rateLimits };
   await app.register(opsRoutes, { ...deps, metrics, isClosing: () => closing });
   await app.register(capRoutes, { ...deps, prefix: CAP_BASE_PATH });
   await app.register(adminRoutes, { ...deps, prefix: "/api" });

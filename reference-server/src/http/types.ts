@@ -4,6 +4,7 @@
 import type { Kernel } from "../kernel.js";
 import type { WireProfile } from "../profiles/index.js";
 import type { AgentCaller, UserCaller } from "../services/deps.js";
+import type { RouteRateLimits } from "./rate-limits.js";
 import type { Validators } from "./validation.js";
 
 declare module "fastify" {
@@ -18,4 +19,6 @@ export interface RouteDeps {
   validators: Validators;
   /** The wire dialect of this kernel process (src/profiles). */
   profile: WireProfile;
+  /** Request-rate limits that routes attach to themselves (join redemption, issuance). */
+  rateLimits: RouteRateLimits;
 }

@@ -53,43 +53,48 @@ export function createDecisionsService(deps: ServiceDeps, messages: MessagesServ
       await messages.requireInstalled(store, caller.agentId, body.podId);
       const text = questionText(body);
       messages.checkContent(text);
-      return store.transaction(async (tx) => {
-        await messages.requireInstalled(tx, caller.agentId, body.podId);
-        const id = newId("dec");
-        const message = await messages.insert(
-          tx,
-          body.podId,
-          { kind: "agent", id: caller.agentId, name: caller.agentName },
-          {
-            content: text,
-            ...(body.threadRootId !== undefined ? { replyToMessageId: body.threadRootId } : {}),
-            metadata: {
-              kind: "decision",
-              decisionId: id,
-              decisionClass: body.decisionClass,
-              options: body.options,
+      // The question is a post: it counts against the token's posting quota like any other.
+      const bytes = Buffer.byteLength(JSON.stringify(body), "utf8");
+      return messages.underQuota(caller, bytes, (take) =>
+        store.transaction(async (tx) => {
+          await messages.requireInstalled(tx, caller.agentId, body.podId);
+          take();
+          const id = newId("dec");
+          const message = await messages.insert(
+            tx,
+            body.podId,
+            { kind: "agent", id: caller.agentId, name: caller.agentName },
+            {
+              content: text,
+              ...(body.threadRootId !== undefined ? { replyToMessageId: body.threadRootId } : {}),
+              metadata: {
+                kind: "decision",
+                decisionId: id,
+                decisionClass: body.decisionClass,
+                options: body.options,
+              },
             },
-          },
-        );
-        await tx.insertDecision({
-          id,
-          podId: body.podId,
-          agentId: caller.agentId,
-          messageId: message.id,
-          decisionClass: body.decisionClass,
-          title: body.title,
-          question: body.question,
-          options: body.options,
-          threadRootId: body.threadRootId ?? null,
-          context: body.context ?? null,
-          createdAt: message.createdAt,
-          answeredAt: null,
-          answeredBy: null,
-          answerOption: null,
-          answerMessageId: null,
-        });
-        return { id, messageId: message.id, createdAt: iso(message.createdAt) };
-      });
+          );
+          await tx.insertDecision({
+            id,
+            podId: body.podId,
+            agentId: caller.agentId,
+            messageId: message.id,
+            decisionClass: body.decisionClass,
+            title: body.title,
+            question: body.question,
+            options: body.options,
+            threadRootId: body.threadRootId ?? null,
+            context: body.context ?? null,
+            createdAt: message.createdAt,
+            answeredAt: null,
+            answeredBy: null,
+            answerOption: null,
+            answerMessageId: null,
+          });
+          return { id, messageId: message.id, createdAt: iso(message.createdAt) };
+        }),
+      );
     },
 
     async get(user: UserCaller, decisionId: string) {

@@ -8,6 +8,7 @@ import type { DeliveredEvent } from "../store/contract.js";
 import { claimUnderPollId, deliveryVerbs } from "./deliveries.js";
 import type { AgentCaller, ServiceDeps } from "./deps.js";
 import { type EventsObserver, noopObserver } from "./events-observer.js";
+import { createLongPollSlots } from "./long-poll-slots.js";
 import type { Cancellation, WakeHub } from "./wake-hub.js";
 
 export interface PollInput {
@@ -26,6 +27,7 @@ export function createEventsService(
 ) {
   const { store, config, clock } = deps;
   const leaseMs = Math.round(config.leaseSeconds * 1000);
+  const longPolls = createLongPollSlots(config.limits.maxLongPollsPerToken);
 
   /** `subscribed`: 1 when the caller is a long-poll whose own waiter is already subscribed. */
   async function claim(
@@ -59,6 +61,8 @@ export function createEventsService(
       { limit, waitSeconds, pollId, signal }: PollInput,
     ): Promise<DeliveredEvent[]> {
       if (waitSeconds <= 0 || hub.isClosed) return claim(caller.agentId, limit, undefined, pollId);
+      // Throws 429 too_many_long_polls when the token's slots are all held; released in `finally`.
+      const release = longPolls.take(caller.tokenId, waitSeconds * 1000);
       const deadline = performance.now() + waitSeconds * 1000;
       const waiter = hub.subscribe(caller.agentId, waitSeconds * 1000);
       try {
@@ -85,6 +89,7 @@ export function createEventsService(
         }
       } finally {
         waiter.dispose();
+        release();
       }
     },
 

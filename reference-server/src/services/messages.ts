@@ -2,7 +2,8 @@
  * Messages: agents and humans post into pods (message insert, fan-out events and the Idempotency-Key
  * record in ONE transaction), and read a pod's recent messages. Check order follows CAP's precedence:
  * pod access (403), size (413), reply target (400), idempotency (422). Who may read or post in a pod is
- * decided here: an agent installed in it, a human member (or a kernel admin).
+ * decided here: an agent installed in it, a human member (or a kernel admin). An agent's posts count
+ * against its token's quota (post-quota.ts), taken only for a post about to be stored (never a replay).
  * Must never let a body name its author, or commit a message without its events.
  */
 
@@ -15,6 +16,7 @@ import { requirePodMember } from "./access.js";
 import { canonicalJson } from "./canonical-json.js";
 import type { AgentCaller, ServiceDeps, UserCaller } from "./deps.js";
 import { fanOut } from "./fan-out.js";
+import { createPostQuota, postBytes } from "./post-quota.js";
 
 /** The body of a post, as CAP specifies it (an admin human post has the same fields). */
 export type PostMessageBody = Cap["schemas"]["PostMessageRequest"];
@@ -29,6 +31,35 @@ const utf8Bytes = (s: string) => Buffer.byteLength(s, "utf8");
 
 export function createMessagesService(deps: ServiceDeps) {
   const { store, config, clock } = deps;
+  const quota = createPostQuota(config.limits, clock);
+
+  /**
+   * Runs `write`, a transaction storing one post of `bytes` by `caller`; `write` calls `take()` right
+   * before its insert (a transaction body may run twice, so take() counts once). What was taken is given
+   * back when nothing committed, or when `stored` says the answer was a replay.
+   */
+  async function underQuota<T>(
+    caller: AgentCaller,
+    bytes: number,
+    write: (take: () => void) => Promise<T>,
+    stored: (result: T) => boolean = () => true,
+  ): Promise<T> {
+    let taken = false;
+    const take = () => {
+      if (taken) return;
+      quota.take(caller.tokenId, bytes);
+      taken = true;
+    };
+    let result: T;
+    try {
+      result = await write(take);
+    } catch (err) {
+      if (taken) quota.giveBack(caller.tokenId, bytes);
+      throw err;
+    }
+    if (taken && !stored(result)) quota.giveBack(caller.tokenId, bytes);
+    return result;
+  }
 
   function checkContent(content: string) {
     if (content.trim() === "")
@@ -78,6 +109,7 @@ export function createMessagesService(deps: ServiceDeps) {
     insert,
     checkContent,
     requireInstalled,
+    underQuota,
 
     async postAsAgent(
       caller: AgentCaller,
@@ -89,33 +121,36 @@ export function createMessagesService(deps: ServiceDeps) {
       await requireInstalled(store, caller.agentId, podId);
       checkContent(body.content);
       const author: MessageAuthor = { kind: "agent", id: caller.agentId, name: caller.agentName };
-      return store.transaction(async (tx) => {
-        await requireInstalled(tx, caller.agentId, podId);
-        const now = clock.now();
-        // Only a keyed post is compared with an earlier one; most posts carry no key.
-        const requestHash =
-          idempotencyKey === undefined ? "" : sha256Hex(canonicalJson({ podId, body: rawBody }));
-        if (idempotencyKey !== undefined) {
-          const prior = await tx.getIdempotencyRecord(caller.agentId, idempotencyKey);
-          if (prior && prior.createdAt > now - config.idempotencyTtlMs) {
-            if (prior.requestHash !== requestHash) fail("idempotency_key_reused");
-            return { status: 201, body: prior.body as PostResult["body"], replayed: true };
+      const write = (take: () => void) =>
+        store.transaction(async (tx): Promise<PostResult> => {
+          await requireInstalled(tx, caller.agentId, podId);
+          const now = clock.now();
+          // Only a keyed post is compared with an earlier one; most posts carry no key.
+          const requestHash =
+            idempotencyKey === undefined ? "" : sha256Hex(canonicalJson({ podId, body: rawBody }));
+          if (idempotencyKey !== undefined) {
+            const prior = await tx.getIdempotencyRecord(caller.agentId, idempotencyKey);
+            if (prior && prior.createdAt > now - config.idempotencyTtlMs) {
+              if (prior.requestHash !== requestHash) fail("idempotency_key_reused");
+              return { status: 201, body: prior.body as PostResult["body"], replayed: true };
+            }
           }
-        }
-        const message = await insert(tx, podId, author, body);
-        const response = { id: message.id, createdAt: iso(message.createdAt) };
-        if (idempotencyKey !== undefined)
-          await tx.putIdempotencyRecord({
-            agentId: caller.agentId,
-            key: idempotencyKey,
-            requestHash,
-            podId,
-            status: 201,
-            body: response,
-            createdAt: now,
-          });
-        return { status: 201, body: response, replayed: false };
-      });
+          take();
+          const message = await insert(tx, podId, author, body);
+          const response = { id: message.id, createdAt: iso(message.createdAt) };
+          if (idempotencyKey !== undefined)
+            await tx.putIdempotencyRecord({
+              agentId: caller.agentId,
+              key: idempotencyKey,
+              requestHash,
+              podId,
+              status: 201,
+              body: response,
+              createdAt: now,
+            });
+          return { status: 201, body: response, replayed: false };
+        });
+      return underQuota(caller, postBytes(body), write, (r) => !r.replayed);
     },
 
     async postAsHuman(user: UserCaller, podId: string, body: PostMessageBody) {

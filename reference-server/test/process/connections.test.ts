@@ -46,7 +46,16 @@ describe.skipIf(skipped !== "")(`cap-kernel serve with many drivers${skipped}`, 
       await cli(["provision", "--for-conformance", "--db", db, "--base-url", "http://x"]),
     );
     const [a, b] = fx.agents as { name: string; token: string; podId: string }[];
-    const k = await startKernel(["--db", db]);
+    // One address holding 10,000 polls of one token: both per-client caps lifted (their defaults are 256
+    // connections and 8 waiting polls per token).
+    const k = await startKernel([
+      "--db",
+      db,
+      "--max-connections-per-client",
+      String(CONNECTIONS + 100),
+      "--max-long-polls-per-token",
+      String(CONNECTIONS),
+    ]);
     const pool = new Pool(k.url, {
       connections: CONNECTIONS,
       keepAliveTimeout: 120_000,

@@ -47,10 +47,13 @@ describe.skipIf(!PG_URL)(`16 pollers on two PostgreSQL replicas under load${SKIP
   beforeAll(async () => {
     db = await createDatabase("cap_load");
     world = await provision(db, ["--admin", "ops", "--pod", "load", "--agent", "worker@load"]);
-    replicas = await Promise.all([
-      KernelProcess.start(db, { leaseSeconds: LEASE_MS / 1000, maxAttempts: 1000 }),
-      KernelProcess.start(db, { leaseSeconds: LEASE_MS / 1000, maxAttempts: 1000 }),
-    ]);
+    // All 16 pollers poll as one agent with one token: lift its cap of waiting polls (default 8).
+    const opts = {
+      leaseSeconds: LEASE_MS / 1000,
+      maxAttempts: 1000,
+      args: ["--max-long-polls-per-token", String(POLLERS)],
+    };
+    replicas = await Promise.all([KernelProcess.start(db, opts), KernelProcess.start(db, opts)]);
   });
   afterAll(async () => {
     await stopAll();

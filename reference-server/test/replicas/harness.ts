@@ -76,7 +76,7 @@ export class KernelProcess {
 
   static async start(
     db: string,
-    opts: { leaseSeconds: number; maxAttempts?: number },
+    opts: { leaseSeconds: number; maxAttempts?: number; args?: string[] },
   ): Promise<KernelProcess> {
     const args = [
       kernelBin(),
@@ -89,7 +89,7 @@ export class KernelProcess {
       String(opts.leaseSeconds),
     ];
     if (opts.maxAttempts) args.push("--max-attempts", String(opts.maxAttempts));
-    args.push("--log-level", "warn");
+    args.push("--log-level", "warn", ...(opts.args ?? []));
     const k = new KernelProcess(spawnProcess(process.execPath, args, { name: "cap-kernel serve" }));
     running.add(k);
     k.url = (await k.spawned.waitForOutput(/listening on (http:\/\/\S+)/, 60_000))[1]!;

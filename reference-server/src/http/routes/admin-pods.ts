@@ -11,7 +11,7 @@ import { checks } from "../request-checks.js";
 import type { AdminRoute } from "../route-types.js";
 import type { RouteDeps } from "../types.js";
 
-export async function adminPodRoutes(app: FastifyInstance, { kernel, validators }: RouteDeps) {
+export async function adminPodRoutes(app: FastifyInstance, { kernel, validators, rateLimits }: RouteDeps) {
   app.post<AdminRoute<"/pods", "post">>(
     "/pods",
     { preValidation: checks({ body: validators.adminModel("CreatePodRequest") }) },
@@ -81,7 +81,11 @@ export async function adminPodRoutes(app: FastifyInstance, { kernel, validators 
 
   app.post<AdminRoute<"/pods/{podId}/join-codes", "post">>(
     "/pods/:podId/join-codes",
-    { preValidation: checks({ body: validators.adminModel("CreateJoinCodeRequest") }) },
+    {
+      // One issuance budget per human, shared with runtime tokens (rate-limits.ts).
+      onRequest: rateLimits.issuance,
+      preValidation: checks({ body: validators.adminModel("CreateJoinCodeRequest") }),
+    },
     async (req, reply) => {
       const { code, record } = await kernel.joins.create(req.user!, req.params.podId, req.body);
       return reply.code(201).send({ ...wireJoinCode(record), code });

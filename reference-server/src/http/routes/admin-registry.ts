@@ -31,7 +31,10 @@ const manifestFits = (max: number) => (req: FastifyRequest) => {
   if (size > max) fail("manifest_too_large", undefined, { max, size });
 };
 
-export async function adminRegistryRoutes(app: FastifyInstance, { kernel, validators }: RouteDeps) {
+export async function adminRegistryRoutes(
+  app: FastifyInstance,
+  { kernel, validators, rateLimits }: RouteDeps,
+) {
   const TOKENS = "/registry/pods/:podId/agents/:agentName/runtime-tokens";
 
   app.post<AdminRoute<"/registry/publish", "post">>(
@@ -57,6 +60,8 @@ export async function adminRegistryRoutes(app: FastifyInstance, { kernel, valida
   app.post<AdminRoute<"/registry/pods/{podId}/agents/{agentName}/runtime-tokens", "post">>(
     TOKENS,
     {
+      // One issuance budget per human, shared with join codes (rate-limits.ts).
+      onRequest: rateLimits.issuance,
       preValidation: checks({ body: validators.adminModel("IssueRuntimeTokenRequest"), optionalBody: true }),
     },
     async (req, reply) => {

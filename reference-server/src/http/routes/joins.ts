@@ -8,10 +8,14 @@ import { checks } from "../request-checks.js";
 import type { AdminRoute } from "../route-types.js";
 import type { RouteDeps } from "../types.js";
 
-export async function joinRoutes(app: FastifyInstance, { kernel, validators }: RouteDeps) {
+export async function joinRoutes(app: FastifyInstance, { kernel, validators, rateLimits }: RouteDeps) {
   app.post<AdminRoute<"/joins/redeem", "post">>(
     "/joins/redeem",
-    { preValidation: checks({ body: validators.adminModel("RedeemJoinCodeRequest") }) },
+    {
+      // Every attempt counts, per client address, before the body is read (rate-limits.ts).
+      onRequest: rateLimits.joinRedemption,
+      preValidation: checks({ body: validators.adminModel("RedeemJoinCodeRequest") }),
+    },
     async (req, reply) => {
       const r = await kernel.joins.redeem(req.body);
       return reply
