@@ -30,6 +30,8 @@ export const ERROR_CODES = [
   "malformed_url",
   "memory_too_large",
   "headers_too_large",
+  "malformed_request",
+  "request_timeout",
   "too_many_long_polls",
   "too_many_connections",
   "internal_error",

@@ -16,6 +16,11 @@ import { type ProfileName, wireProfile } from "../profiles/index.js";
 import { installConnectionLimits, serverTimeouts } from "./connections.js";
 import { installJsonOnly } from "./content-type.js";
 import { installErrorHandling } from "./errors.js";
+import {
+  FRAMEWORK_ERROR_OPTIONS,
+  FRAMEWORK_HTTP_OPTIONS,
+  installFrameworkErrors,
+} from "./framework-errors.js";
 import { installGracefulClose } from "./graceful-close.js";
 import { createLogger, type LoggerOptions } from "./logger.js";
 import { createMetrics } from "./metrics.js";
@@ -77,13 +82,17 @@ export async function buildApp(options: BuildAppOptions): Promise<KernelApp> {
     connectionTimeout: 0,
     keepAliveTimeout: timeouts.keepAliveTimeout,
     requestTimeout: timeouts.requestTimeout,
+    // Errors below the routes answer the registry shape too (framework-errors.ts).
+    ...FRAMEWORK_ERROR_OPTIONS,
     http: {
+      ...FRAMEWORK_HTTP_OPTIONS,
       headersTimeout: timeouts.headersTimeout,
       connectionsCheckingInterval: timeouts.connectionsCheckingInterval,
     },
     maxRequestsPerSocket: 0,
   }) as unknown as FastifyInstance;
   installConnectionLimits(app.server, kernel.config.limits.maxConnectionsPerClient);
+  installFrameworkErrors(app.server);
 
   let closing = false;
   app.decorate("kernel", kernel);

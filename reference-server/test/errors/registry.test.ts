@@ -20,7 +20,7 @@ describe("error registry", () => {
     expect([...registry.keys()].sort()).toEqual([...ERROR_CODES].sort());
     for (const e of registry.values()) {
       expect(e.code).toMatch(/^[a-z][a-z0-9_]*$/);
-      expect([400, 401, 403, 404, 409, 410, 413, 415, 422, 429, 500, 503]).toContain(e.status);
+      expect([400, 401, 403, 404, 408, 409, 410, 413, 415, 422, 429, 431, 500, 503]).toContain(e.status);
       expect(["cap", "admin"]).toContain(e.surface);
     }
   });

@@ -111,7 +111,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Redeem a join code. Unauthenticated: the code is the credential. The runtime token is shown once. */
+        /**
+         * @description Redeem a join code. Unauthenticated: the code is the credential. The runtime token is shown once. A code
+         *     that names no agent only creates a new identity (`409` `identity_exists` for an existing
+         *     `(agentName, instanceId)`); a code that names an agent binds an existing identity only when the code's
+         *     creator owns it (`403` `identity_not_owned`). A refused redemption leaves the code unused.
+         */
         post: operations["Joins_redeem"];
         delete?: never;
         options?: never;
@@ -198,7 +203,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Add a member or change a role (pod admins). */
+        /**
+         * @description Add a member or change a role (pod admins). Demoting an admin to member revokes the runtime tokens they
+         *     issued through this pod's installations and ends their unused join codes for it.
+         */
         post: operations["Pods_putMember"];
         delete?: never;
         options?: never;
@@ -216,7 +224,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** @description Remove a member (pod admins). */
+        /**
+         * @description Remove a member (pod admins). Removing an admin revokes the runtime tokens they issued through this pod's
+         *     installations and ends their unused join codes for it.
+         */
         delete: operations["Pods_removeMember"];
         options?: never;
         head?: never;
@@ -266,7 +277,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Install an agent identity into a pod (pod admins). Issue tokens separately. */
+        /**
+         * @description Install an agent identity into a pod (pod admins). The first install of `(agentName, instanceId)`
+         *     creates the identity and makes the caller its owner; an identity that exists may be installed only by
+         *     its owner or a kernel admin (`403` `identity_not_owned`: choose another `instanceId`). Issue tokens
+         *     separately.
+         */
         post: operations["Registry_install"];
         delete?: never;
         options?: never;
@@ -301,7 +317,11 @@ export interface paths {
         /** @description Tokens of the active installation (pod admins), without secrets. */
         get: operations["Registry_listTokens"];
         put?: never;
-        /** @description Issue a runtime token (pod admins), shown once. */
+        /**
+         * @description Issue a runtime token, shown once: an admin of the pod who owns the identity, or a kernel admin. A token
+         *     acts for the identity in every pod where it is installed, so a pod admin who does not own the identity
+         *     gets `403` `identity_not_owned`.
+         */
         post: operations["Registry_issueToken"];
         delete?: never;
         options?: never;
@@ -335,7 +355,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Publish or update a manifest. */
+        /**
+         * @description Publish or update a manifest (any user; an update only as its publisher or a kernel admin). A manifest
+         *     whose JSON is over the kernel's manifest limit (64 KiB on the reference kernel) is `413`
+         *     `manifest_too_large`, and nothing is stored.
+         */
         post: operations["Registry_publish"];
         delete?: never;
         options?: never;
@@ -1383,6 +1407,15 @@ export interface operations {
             };
             /** @description 400: `validation_failed`, `malformed_json`, `message_not_in_pod`, `invalid_decision_option`. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 403: `forbidden` — the caller lacks the role this route needs. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -355,7 +355,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Publish or update a manifest. */
+        /**
+         * @description Publish or update a manifest (any user; an update only as its publisher or a kernel admin). A manifest
+         *     whose JSON is over the kernel's manifest limit (64 KiB on the reference kernel) is `413`
+         *     `manifest_too_large`, and nothing is stored.
+         */
         post: operations["Registry_publish"];
         delete?: never;
         options?: never;
