@@ -1,10 +1,11 @@
 /**
  * The kernel's pino logger: JSON lines, Authorization and token headers redacted by path, and — because a
  * secret could reach a log through a message or an error — every line scrubbed of anything shaped like a
- * kernel secret (cm_agent_…, cm_user_…, cm_join_…) before it is written. Must never write a raw token.
+ * kernel secret (cm_agent_…, cm_user_…, cm_join_…), in any spelling (secret-scrub.ts), before it is
+ * written. Must never write a raw token.
  */
 import pino, { type DestinationStream, type Logger } from "pino";
-import { ANY_SECRET } from "../secrets.js";
+import { scrubSecrets } from "./secret-scrub.js";
 
 export interface LoggerOptions {
   level?: string;
@@ -26,7 +27,7 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
         censor: "[REDACTED]",
       },
       hooks: {
-        streamWrite: (line: string) => line.replace(ANY_SECRET, "[REDACTED]"),
+        streamWrite: scrubSecrets,
       },
     },
     opts.stream ?? pino.destination(1),
