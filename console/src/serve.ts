@@ -2,10 +2,16 @@
  * A Fastify plugin that serves two static folders: the dev console at `/console/` and the built docs site
  * at `/docs/`. The kernel wires it with one call: `await registerConsoleAndDocs(app)`.
  *
- * Self-contained (no @fastify/static): GET (and Fastify's automatic HEAD) only, no directory listings, paths resolved inside their
+ * Self-contained (no @fastify/static): GET and HEAD only (HEAD asked for per route, since a host app may
+ * turn Fastify's automatic HEAD off, as the kernel did), no directory listings, paths resolved inside their
  * folder (no `..` escape, no symlink-free guarantee needed: the folders are the project's own build output),
  * `nosniff`, HTML never cached. A missing file goes to the app's own not-found handler, so the kernel's
  * JSON 404 shape is kept. The docs folder may not be built; then `/docs/` explains how to build it.
+ *
+ * Both folders share the kernel's origin, and the console keeps the human's API token in localStorage, so
+ * each gets a Content-Security-Policy that lets nothing but this origin's own files run: no inline script,
+ * no eval, no framing, nothing fetched from elsewhere. The docs pages load only their own scripts and
+ * styles (Swagger UI included, served from the site's assets); its SVG icons are `data:` images.
  *
  * Must never: serve a file outside the two folders, or register anything outside the two prefixes.
  */
@@ -109,13 +115,30 @@ function serveFolder(
     return reply.send(createReadStream(file));
   };
   // `/docs` → `/docs/` so that the site's relative links resolve under the prefix.
-  // Fastify answers HEAD for every GET route by itself.
-  app.get(prefix, async (req, reply) => {
+  app.get(prefix, { exposeHeadRoute: true }, async (req, reply) => {
     const query = req.url.includes("?") ? req.url.slice(req.url.indexOf("?")) : "";
     return reply.redirect(`${prefix}/${query}`, 301);
   });
-  app.get(`${prefix}/*`, handler);
+  app.get(`${prefix}/*`, { exposeHeadRoute: true }, handler);
 }
+
+/** Directives both folders share: this origin's own files only, never framed, no plugins, no <base>. */
+const SAME_ORIGIN_ONLY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+];
+
+/** The console's policy: its own code, talking to this kernel only. */
+export const CONSOLE_CSP = SAME_ORIGIN_ONLY.join("; ");
+/** The docs' policy: the same (Swagger UI's "Try it out" calls this origin, which connect-src allows). */
+export const DOCS_CSP = SAME_ORIGIN_ONLY.join("; ");
 
 /**
  * Registers `GET /console/*` and `GET /docs/*` (and the bare prefixes, redirected to the slash form) on
@@ -126,13 +149,14 @@ export async function registerConsoleAndDocs(app: FastifyInstance, options: Cons
   const docsDir = options.docsDir === undefined ? defaultDocsDir : options.docsDir;
   if (consoleDir !== false) {
     serveFolder(app, options.consolePrefix ?? "/console", resolve(consoleDir), {
-      // The console is our own code: nothing but this origin, no inline script.
-      "content-security-policy":
-        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'",
+      "content-security-policy": CONSOLE_CSP,
       "referrer-policy": "no-referrer",
     });
   }
   if (docsDir !== false) {
-    serveFolder(app, options.docsPrefix ?? "/docs", resolve(docsDir), { "referrer-policy": "no-referrer" });
+    serveFolder(app, options.docsPrefix ?? "/docs", resolve(docsDir), {
+      "content-security-policy": DOCS_CSP,
+      "referrer-policy": "no-referrer",
+    });
   }
 }

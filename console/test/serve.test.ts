@@ -32,6 +32,32 @@ describe("registerConsoleAndDocs", () => {
     expect(res.body).toContain("<title>");
   });
 
+  it("serves the docs with a same-origin policy that runs no inline script and nothing from elsewhere", async () => {
+    const res = await app.inject("/docs/");
+    expect(res.statusCode).toBe(200);
+    const csp = res.headers["content-security-policy"] as string;
+    for (const directive of [
+      "default-src 'self'",
+      "script-src 'self'",
+      "frame-ancestors 'none'",
+      "base-uri 'none'",
+    ])
+      expect(csp).toContain(directive);
+    expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|\*|https?:/);
+  });
+
+  it("answers HEAD on both folders even in an app that turned Fastify's automatic HEAD off", async () => {
+    const strict = Fastify({ exposeHeadRoutes: false });
+    await registerConsoleAndDocs(strict, { docsDir: docs });
+    for (const url of ["/console/", "/docs/", "/docs/api/cap.openapi.json", "/console"]) {
+      const get = await strict.inject(url);
+      const head = await strict.inject({ method: "HEAD", url });
+      expect([url, head.statusCode, head.body]).toEqual([url, get.statusCode, ""]);
+      expect(head.headers["content-type"]).toBe(get.headers["content-type"]);
+    }
+    await strict.close();
+  });
+
   it("redirects the bare prefixes to their slash form so relative links resolve", async () => {
     const res = await app.inject("/docs?x=1");
     expect(res.statusCode).toBe(301);

@@ -73,8 +73,10 @@ export async function buildApp(options: BuildAppOptions): Promise<KernelApp> {
     ...(logger ? { loggerInstance: logger, childLoggerFactory: lazyRequestLogger } : { logger: false }),
     bodyLimit: kernel.config.bodyLimitBytes,
     return503OnClosing: false,
-    // An automatic HEAD twin of GET /events would claim events and throw them away.
-    exposeHeadRoutes: false,
+    // HEAD answers wherever GET does (ops, static files, every read), except where a GET is not a safe
+    // read: GET /events claims events, so its HEAD twin would claim them and throw them away. Such a route
+    // opts out with `exposeHeadRoute: false`; test/security/head-routes.test.ts names each one.
+    exposeHeadRoutes: true,
     // Long-polls: a 25 s wait must outlive every server timeout, and thousands of drivers may each keep one
     // connection open. No idle-socket timeout (a parked poll sends nothing for 25 s) and no cap on requests
     // per connection; the other timeouts bound only receiving a request and the idle time between two

@@ -152,10 +152,13 @@ describe("the authorization matrix covers exactly the documented routes", () => 
         const [method, url] = r.split(" ") as [string, string];
         expect({ r, known: app.hasRoute({ method: method as "GET", url }) }).toEqual({ r, known: true });
       }
-      const templates = registered.map((r) => {
-        const [method, url] = r.split(" ") as [string, string];
-        return `${method} ${toTemplate(url)}`;
-      });
+      // A HEAD twin of a GET runs the GET's hooks and handler (head-routes.test.ts): its GET's row covers it.
+      const templates = registered
+        .filter((r) => !(r.startsWith("HEAD ") && registered.includes(`GET ${r.slice(5)}`)))
+        .map((r) => {
+          const [method, url] = r.split(" ") as [string, string];
+          return `${method} ${toTemplate(url)}`;
+        });
       const api = templates.filter((r) => r.split(" ")[1]?.startsWith("/api/"));
       expect({
         servedUndocumented: api.filter((r) => !DOCUMENTED.has(r)),

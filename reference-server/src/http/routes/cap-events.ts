@@ -16,6 +16,8 @@ export async function capEventRoutes(app: FastifyInstance, { kernel, validators,
   app.get<CapRoute<"/events", "get">>(
     "/events",
     {
+      // Not a safe read: a HEAD twin would claim events and drop them with the body.
+      exposeHeadRoute: false,
       // A poll claims: no cache or intermediary may store or serve any of its answers, errors included
       // (onSend runs for those too, also when authentication refused the request before the handler).
       onSend: (_req, reply, payload, done) => {
