@@ -11,7 +11,7 @@ import { DEFAULT_CONFIG } from "../../src/config.js";
 import { makeWorld, type World } from "../helpers/world.js";
 
 const CAP = "/api/agents/runtime";
-const BAD_TOKEN = `cap_rt_${"0".repeat(43)}`;
+const BAD_TOKEN = `cm_agent_${"0".repeat(64)}`;
 
 let w: World;
 afterEach(async () => {
@@ -93,7 +93,7 @@ describe("failed authentications per client address", () => {
     const max = DEFAULT_CONFIG.limits.authFailuresPerMinute;
     const statuses = new Map<number, number>();
     for (let i = 0; i < max + 50; i++) {
-      const res = await from("10.0.0.6", "GET", `${CAP}/events`, `cap_rt_${String(i).padStart(43, "0")}`);
+      const res = await from("10.0.0.6", "GET", `${CAP}/events`, `cm_agent_${String(i).padStart(64, "0")}`);
       statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
     }
     expect(Object.fromEntries(statuses)).toEqual({ 401: max, 429: 50 });
