@@ -8,7 +8,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Failed events, newest failure first (kernel admins; pod admins with `podId`). */
+        /**
+         * List dead letters
+         * @description Failed events, newest failure first (kernel admins; pod admins with `podId`).
+         */
         get: operations["Operator_deadLetters"];
         put?: never;
         post?: never;
@@ -27,7 +30,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Make a failed event pending again with maxAttempts further deliveries (kernel or pod admins). */
+        /**
+         * Requeue a dead letter
+         * @description Make a failed event pending again with maxAttempts further deliveries (kernel or pod admins).
+         */
         post: operations["Operator_requeue"];
         delete?: never;
         options?: never;
@@ -44,7 +50,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Inject an event of any type and payload for an installed agent (pod admins). */
+        /**
+         * Inject an event
+         * @description Inject an event of any type and payload for an installed agent (pod admins).
+         */
         post: operations["Operator_emit"];
         delete?: never;
         options?: never;
@@ -59,7 +68,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description The pod's queue per installed agent (members). */
+        /**
+         * Show a pod's queue
+         * @description The pod's queue per installed agent (members).
+         */
         get: operations["Operator_queue"];
         put?: never;
         post?: never;
@@ -76,6 +88,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Show a decision */
         get: operations["Decisions_get"];
         put?: never;
         post?: never;
@@ -94,7 +107,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Answer with one of the options: posts a threaded human reply that wakes the asking agent. */
+        /**
+         * Answer a decision
+         * @description Answer with one of the options: posts a threaded human reply that wakes the asking agent.
+         */
         post: operations["Decisions_answer"];
         delete?: never;
         options?: never;
@@ -112,6 +128,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
+         * Redeem a join code
          * @description Redeem a join code. Unauthenticated: the code is the credential. The runtime token is shown once. A code
          *     that names no agent only creates a new identity (`409` `identity_exists` for an existing
          *     `(agentName, instanceId)`); a code that names an agent binds an existing identity only when the code's
@@ -131,10 +148,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description The caller's pods (all pods for kernel admins). */
+        /**
+         * List pods
+         * @description The caller's pods (all pods for kernel admins).
+         */
         get: operations["Pods_list"];
         put?: never;
-        /** @description Create a pod; the caller becomes its admin. */
+        /**
+         * Create a pod
+         * @description Create a pod; the caller becomes its admin.
+         */
         post: operations["Pods_create"];
         delete?: never;
         options?: never;
@@ -149,7 +172,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description A pod with members and active installations (members). */
+        /**
+         * Show a pod
+         * @description A pod with members and active installations (members).
+         */
         get: operations["Pods_get"];
         put?: never;
         post?: never;
@@ -166,7 +192,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Decisions agents asked in this pod (members). */
+        /**
+         * List a pod's decisions
+         * @description Decisions agents asked in this pod (members).
+         */
         get: operations["Pods_listDecisions"];
         put?: never;
         post?: never;
@@ -183,10 +212,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Join codes of the pod, without their secret values (pod admins). */
+        /**
+         * List join codes
+         * @description Join codes of the pod, without their secret values (pod admins).
+         */
         get: operations["Pods_listJoinCodes"];
         put?: never;
-        /** @description Create a one-time, expiring join code (pod admins); the code is shown once. */
+        /**
+         * Create a join code
+         * @description Create a one-time, expiring join code (pod admins); the code is shown once.
+         */
         post: operations["Pods_createJoinCode"];
         delete?: never;
         options?: never;
@@ -204,6 +239,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
+         * Add a member or change a role
          * @description Add a member or change a role (pod admins). Demoting an admin to member revokes the runtime tokens they
          *     issued through this pod's installations and ends their unused join codes for it.
          */
@@ -225,6 +261,7 @@ export interface paths {
         put?: never;
         post?: never;
         /**
+         * Remove a member
          * @description Remove a member (pod admins). Removing an admin revokes the runtime tokens they issued through this pod's
          *     installations and ends their unused join codes for it.
          */
@@ -241,10 +278,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Recent messages, newest first (members). */
+        /**
+         * Read recent messages
+         * @description Recent messages, newest first (members).
+         */
         get: operations["Pods_listMessages"];
         put?: never;
-        /** @description Post as the calling human (members). Fans out `message.posted` / `mention.received` to installed agents. */
+        /**
+         * Post as a human
+         * @description Post as the calling human (members). Fans out `message.posted` / `mention.received` to installed agents.
+         */
         post: operations["Pods_postMessage"];
         delete?: never;
         options?: never;
@@ -259,6 +302,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** List published agents */
         get: operations["Registry_listAgents"];
         put?: never;
         post?: never;
@@ -278,6 +322,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
+         * Install an agent
          * @description Install an agent identity into a pod (pod admins). The first install of `(agentName, instanceId)`
          *     creates the identity and makes the caller its owner; an identity that exists may be installed only by
          *     its owner or a kernel admin (`403` `identity_not_owned`: choose another `instanceId`). Issue tokens
@@ -300,7 +345,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** @description Uninstall (pod admins): the identity stops acting in the pod; its tokens issued there are revoked. */
+        /**
+         * Uninstall an agent
+         * @description Uninstall (pod admins): the identity stops acting in the pod; its tokens issued there are revoked.
+         */
         delete: operations["Registry_uninstall"];
         options?: never;
         head?: never;
@@ -314,10 +362,14 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Tokens of the active installation (pod admins), without secrets. */
+        /**
+         * List runtime tokens
+         * @description Tokens of the active installation (pod admins), without secrets.
+         */
         get: operations["Registry_listTokens"];
         put?: never;
         /**
+         * Issue a runtime token
          * @description Issue a runtime token, shown once: an admin of the pod who owns the identity, or a kernel admin. A token
          *     acts for the identity in every pod where it is installed, so a pod admin who does not own the identity
          *     gets `403` `identity_not_owned`.
@@ -339,7 +391,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** @description Revoke one runtime token (pod admins). */
+        /**
+         * Revoke a runtime token
+         * @description Revoke one runtime token (pod admins).
+         */
         delete: operations["Registry_revokeToken"];
         options?: never;
         head?: never;
@@ -356,6 +411,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
+         * Publish a manifest
          * @description Publish or update a manifest (any user; an update only as its publisher or a kernel admin). A manifest
          *     whose JSON is over the kernel's manifest limit (64 KiB on the reference kernel) is `413`
          *     `manifest_too_large`, and nothing is stored.
@@ -374,10 +430,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Every user, deleted ones included (kernel admins). */
+        /**
+         * List users
+         * @description Every user, deleted ones included (kernel admins).
+         */
         get: operations["Users_list"];
         put?: never;
-        /** @description Create a user and its first API token (kernel admins). */
+        /**
+         * Create a user
+         * @description Create a user and its first API token (kernel admins).
+         */
         post: operations["Users_create"];
         delete?: never;
         options?: never;
@@ -395,7 +457,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** @description Delete a user: revokes their API tokens and every runtime token they issued (kernel admins). */
+        /**
+         * Delete a user
+         * @description Delete a user: revokes their API tokens and every runtime token they issued (kernel admins).
+         */
         delete: operations["Users_delete"];
         options?: never;
         head?: never;
@@ -409,7 +474,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description The calling user. */
+        /**
+         * Show the calling user
+         * @description The calling user.
+         */
         get: operations["Users_me"];
         put?: never;
         post?: never;
@@ -833,19 +901,6 @@ export interface components {
         };
         UserList: {
             users: components["schemas"]["User"][];
-        };
-        /** @description A user API token: `cm_user_` followed by 64 lowercase hex digits. */
-        UserToken: {
-            /**
-             * @description bearer auth scheme
-             * @enum {string}
-             */
-            scheme: "Bearer";
-            /**
-             * @description Http authentication
-             * @enum {string}
-             */
-            type: "http";
         };
     };
     responses: never;

@@ -269,23 +269,6 @@ export interface components {
             reason?: string;
         };
         /**
-         * @description A runtime token: `cm_agent_` followed by 64 lowercase hex digits (256 random bits). Opaque to
-         *     drivers; issued once per installation through the kernel's registry; stored by the kernel only as
-         *     its SHA-256. Not a JWT.
-         */
-        AgentToken: {
-            /**
-             * @description bearer auth scheme
-             * @enum {string}
-             */
-            scheme: "Bearer";
-            /**
-             * @description Http authentication
-             * @enum {string}
-             */
-            type: "http";
-        };
-        /**
          * @description Who wrote a message.
          * @example {
          *       "id": "usr_7f3a9c",
