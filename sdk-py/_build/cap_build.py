@@ -4,7 +4,8 @@ Why not setuptools or flit: with build isolation (pip's default) pip installs `b
 from a package index before building, and none is reachable where this SDK is tested and often where
 drivers run. A backend in the source tree (`backend-path`) with `requires = []` needs nothing: pip
 imports this file and calls the hooks below. The package is pure Python, so a wheel is a zip of
-`cap_sdk/` plus three metadata files (PEP 427, PEP 566), and an sdist a tar of the source tree.
+`cap_sdk/` plus three metadata files (PEP 427, PEP 566) and the license text (PEP 639), and an sdist a tar
+of the source tree.
 
 It reads its metadata from `pyproject.toml` (tomllib on Python >= 3.11, a reader of the few TOML forms
 that file uses on 3.9/3.10) and must never write outside the directories pip hands it.
@@ -69,16 +70,28 @@ def _dist_name(project: dict) -> str:
     return re.sub(r"[-_.]+", "_", project["name"]).lower()
 
 
+def _license_files(project: dict) -> list:
+    """PEP 639 `license-files`: the license texts shipped in the sdist and under the wheel's .dist-info/licenses/."""
+    files = project.get("license-files", [])
+    for name in files:
+        if not os.path.isfile(os.path.join(ROOT, name)):
+            raise FileNotFoundError(f"pyproject.toml license-files names {name}, which is not in {ROOT}")
+    return files
+
+
 def _metadata(project: dict) -> str:
+    # 2.4 is the first metadata version with License-Expression and License-File (PEP 639).
     lines = [
-        "Metadata-Version: 2.1",
+        "Metadata-Version: 2.4",
         f"Name: {project['name']}",
         f"Version: {project['version']}",
         f"Summary: {project['description']}",
         f"Requires-Python: {project['requires-python']}",
-        f"License: {project['license']}",
+        f"License-Expression: {project['license']}",
         f"Keywords: {','.join(project.get('keywords', []))}",
     ]
+    lines += [f"License-File: {name}" for name in _license_files(project)]
+    lines += [f"Project-URL: {label}, {url}" for label, url in project.get("urls", {}).items()]
     lines += [f"Classifier: {c}" for c in project.get("classifiers", [])]
     lines += [f"Requires-Dist: {d}" for d in project.get("dependencies", [])]
     lines.append("Description-Content-Type: text/markdown")
@@ -117,6 +130,9 @@ def _write_wheel(directory: str, entries: list) -> str:
     info = f"{dist}-{project['version']}.dist-info"
     for name, data in _dist_info_files(project).items():
         entries.append((f"{info}/{name}", data.encode()))
+    for name in _license_files(project):
+        with open(os.path.join(ROOT, name), "rb") as f:
+            entries.append((f"{info}/licenses/{name}", f.read()))
     record = [_record_line(n, d) for n, d in entries] + [f"{info}/RECORD,,"]
     entries.append((f"{info}/RECORD", ("\n".join(record) + "\n").encode()))
     filename = f"{dist}-{project['version']}-py3-none-any.whl"
@@ -170,7 +186,7 @@ def build_editable(wheel_directory, config_settings=None, metadata_directory=Non
 def build_sdist(sdist_directory, config_settings=None):
     project = _project()
     base = f"{_dist_name(project)}-{project['version']}"
-    files = ["pyproject.toml", project["readme"], "_build/cap_build.py"] + _package_files()
+    files = ["pyproject.toml", project["readme"], *_license_files(project), "_build/cap_build.py"] + _package_files()
     filename = f"{base}.tar.gz"
     with tarfile.open(os.path.join(sdist_directory, filename), "w:gz", format=tarfile.PAX_FORMAT) as tar:
         for name in files:

@@ -58,6 +58,25 @@ class Packaging(unittest.TestCase):
                 self.assertEqual((digest, int(size)), (f"sha256={want}", len(data)), path)
             self.assertEqual({line.rsplit(",", 2)[0] for line in record}, names)
 
+    def test_the_wheel_and_the_sdist_carry_the_license_text_and_project_urls(self) -> None:
+        with open(os.path.join(REPO, "LICENSE"), "rb") as f:
+            license_text = f.read()
+        self.assertIn(b"Apache License", license_text)
+        wheel = self.backend.build_wheel(self.tmp)
+        info = f"commonly_cap-{cap_sdk.__version__}.dist-info"
+        with zipfile.ZipFile(os.path.join(self.tmp, wheel)) as whl:
+            self.assertEqual(whl.read(f"{info}/licenses/LICENSE"), license_text)
+            metadata = whl.read(f"{info}/METADATA").decode()
+        for line in ("Metadata-Version: 2.4", "License-Expression: Apache-2.0", "License-File: LICENSE",
+                     "Project-URL: Repository, https://github.com/commonly-ai/cap"):
+            self.assertIn(f"{line}\n", metadata)
+        self.assertNotIn("License: ", metadata)  # PEP 639: the expression replaces the free-text field
+        sdist = self.backend.build_sdist(self.tmp)
+        with tarfile.open(os.path.join(self.tmp, sdist)) as tar:
+            base = sdist[: -len(".tar.gz")]
+            self.assertEqual(tar.extractfile(f"{base}/LICENSE").read(), license_text)
+            self.assertIn("License-File: LICENSE\n", tar.extractfile(f"{base}/PKG-INFO").read().decode())
+
     def test_builds_are_reproducible(self) -> None:
         first = os.path.join(self.tmp, "a")
         second = os.path.join(self.tmp, "b")
@@ -95,7 +114,12 @@ class Packaging(unittest.TestCase):
         with open(os.path.join(SDK, "package.json")) as f:
             package = json.load(f)
         project = self.backend._project()
-        self.assertEqual({cap_sdk.__version__, project["version"], package["version"]}, {cap_sdk.__version__})
+        # package.json holds the semver changesets writes (1.0.0-rc.0); Python spells it per PEP 440
+        # (1.0.0rc0). release/sync-versions.mjs maps one to the other; the same mapping, for the kinds it allows:
+        pep440 = re.sub(r"-(?:alpha|a)\.(\d+)$", r"a\1", package["version"])
+        pep440 = re.sub(r"-(?:beta|b)\.(\d+)$", r"b\1", pep440)
+        pep440 = re.sub(r"-rc\.(\d+)$", r"rc\1", pep440)
+        self.assertEqual({cap_sdk.__version__, project["version"], pep440}, {cap_sdk.__version__})
 
     def test_the_readme_error_table_equals_sdk_error_codes(self) -> None:
         with open(os.path.join(SDK, "README.md"), encoding="utf-8") as f:
