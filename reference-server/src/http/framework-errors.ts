@@ -90,6 +90,13 @@ type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 /** Takes over Node's own answers (see the header); call once, right after Fastify made the server. */
 export function installFrameworkErrors(server: Server): void {
   const handlers = server.listeners("request") as Listener[];
+  // Fastify's handler, called directly: this wrapper runs on every request.
+  const serve: Listener =
+    handlers.length === 1
+      ? handlers[0]!
+      : (req, res) => {
+          for (const h of handlers) h(req, res);
+        };
   server.removeAllListeners("request");
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
     if (req.httpVersionMajor === 1 && req.httpVersionMinor === 1 && req.headers.host === undefined) {
@@ -102,7 +109,7 @@ export function installFrameworkErrors(server: Server): void {
       res.end(body);
       return;
     }
-    for (const handler of handlers) handler(req, res);
+    serve(req, res);
   });
   server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) =>
     server.emit("request", req, res),
