@@ -100,7 +100,8 @@ describe.each(STORES)("/healthz while memory syncs run at the limit, on $name", 
     };
     console.log(`memory-size latency ${JSON.stringify(figures)}`);
     expect(answers.accepted).toBeGreaterThan(3);
-    // The audit's stall was 6,070 ms; one sync of a full envelope is now tens of milliseconds.
-    expect(figures.maxMs).toBeLessThan(500);
+    // The audit's stall was 6,070 ms; one sync of a full envelope is now tens of milliseconds (up to ~200 ms
+    // seen with other test runs sharing a two-core machine), so a second means the limit is not holding.
+    expect(figures.maxMs).toBeLessThan(1000);
   });
 });
