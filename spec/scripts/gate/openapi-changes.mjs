@@ -181,6 +181,14 @@ export function compareOpenApi(released, current, policy = CAP_POLICY) {
   for (const [name, reason] of Object.entries(policy.openSets)) {
     const was = released.components?.schemas?.[name]?.enum ?? [];
     const now = new Set(current.components?.schemas?.[name]?.enum ?? []);
+    for (const value of now)
+      if (!was.includes(value))
+        additive.set(`add open-set ${name} ${value}`, {
+          where: `schema ${name}`,
+          what: `open-set value ${JSON.stringify(value)} added`,
+          type: "non-breaking",
+          at: `components/schemas/${name}/enum`,
+        });
     for (const value of was) {
       if (now.has(value)) continue;
       const at = `components/schemas/${name}/enum`;
