@@ -59,6 +59,7 @@ export const NAV = [
     section: "Tools",
     items: [
       { src: "console.md", href: "console.html", title: "Dev console" },
+      { src: "security.md", href: "security.html", title: "Security model" },
       {
         src: "mocking-production.md",
         href: "mocking-production.html",
