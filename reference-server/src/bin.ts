@@ -51,6 +51,12 @@ function serverOptions(cmd: Command): Command {
     .addOption(new Option("--log-level <level>", "pino level (env CAP_LOG_LEVEL; default info)"))
     .addOption(
       new Option(
+        "--max-connections <n>",
+        "open connections in all, from every client (env CAP_MAX_CONNECTIONS; default the open-file limit less 256)",
+      ),
+    )
+    .addOption(
+      new Option(
         "--profile <name>",
         "wire profile: cap (CAP v1 exactly) | production (the production kernel's dialect, for deployed drivers; env CAP_PROFILE; default cap)",
       ),

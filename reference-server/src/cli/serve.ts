@@ -6,6 +6,12 @@ import { readFileSync } from "node:fs";
 import { buildApp } from "../http/app.js";
 import { baseUrlFor, resolveServe, type ServeFlags } from "./settings.js";
 
+/**
+ * Descriptors kept free of client connections: the store (PostgreSQL pool, SQLite and its WAL), logs, and
+ * refused connections while they are answered.
+ */
+const RESERVED_FILES = 256;
+
 export async function startServer(flags: ServeFlags, extra?: { logger?: false }) {
   const s = resolveServe(flags);
   const app = await buildApp({
@@ -14,6 +20,11 @@ export async function startServer(flags: ServeFlags, extra?: { logger?: false })
     profile: s.profile,
     logger: extra?.logger === false ? false : { level: s.logLevel },
   });
+  // All clients together stay below the open-file limit, so a flood of connections from many addresses
+  // cannot take the descriptors the store needs; Node closes a connection over this at once.
+  const files = openFileLimit();
+  const total = s.maxConnections ?? (files !== null ? Math.max(1, files - RESERVED_FILES) : undefined);
+  if (total !== undefined) app.server.maxConnections = total;
   // A larger accept backlog so thousands of drivers (re)connecting at once are not refused.
   await app.listen({ port: s.port, host: s.host, backlog: 4096 });
   const address = app.server.address();

@@ -16,6 +16,7 @@ export interface ServeFlags extends CommonFlags, LimitFlagValues {
   host?: string;
   logLevel?: string;
   profile?: string;
+  maxConnections?: string;
 }
 
 export const DEFAULT_DB = "sqlite:.cap-kernel/kernel.db";
@@ -33,6 +34,10 @@ function int(name: string, raw: string | undefined, fallback: number, min: numbe
   return n;
 }
 
+function optionalInt(name: string, raw: string | undefined): number | undefined {
+  return raw === undefined ? undefined : int(name, raw, 0, 1, Number.MAX_SAFE_INTEGER);
+}
+
 export function resolveCommon(flags: CommonFlags) {
   return {
     db: flags.db ?? env("CAP_DB") ?? DEFAULT_DB,
@@ -48,6 +53,8 @@ export function resolveServe(flags: ServeFlags) {
     host: flags.host ?? env("CAP_HOST") ?? "127.0.0.1",
     logLevel: flags.logLevel ?? env("CAP_LOG_LEVEL") ?? "info",
     profile: profile(flags.profile ?? env("CAP_PROFILE")),
+    /** Open connections the process accepts in all; undefined: its open-file limit less a reserve (serve.ts). */
+    maxConnections: optionalInt("--max-connections", flags.maxConnections ?? env("CAP_MAX_CONNECTIONS")),
     /** Only the limits a flag or CAP_* variable set (limit-flags.ts); the kernel's defaults fill the rest. */
     limits: resolveLimitFlags(flags, env),
   };

@@ -4,6 +4,7 @@
  * (seen in `/info` and in what it refuses).
  */
 import { mkdtempSync, readFileSync } from "node:fs";
+import type { Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -11,12 +12,16 @@ import { LIMIT_FLAGS } from "../../src/cli/limit-flags.js";
 import { resolveServe } from "../../src/cli/settings.js";
 import { DEFAULT_CONFIG } from "../../src/config.js";
 import { cli, type KernelProcess, startKernel } from "../helpers/process.js";
+import { eventually } from "../helpers/world.js";
+import { openSocket } from "../security/sockets.js";
 
 const readme = readFileSync(join(import.meta.dirname, "..", "..", "README.md"), "utf8");
 
 describe("limit flags", () => {
   let k: KernelProcess | undefined;
+  const sockets: Socket[] = [];
   afterEach(() => {
+    for (const s of sockets.splice(0)) s.destroy();
     k?.proc.kill("SIGKILL");
     k = undefined;
   });
@@ -99,5 +104,33 @@ describe("limit flags", () => {
     expect([(await post("one")).status, (await post("two")).status, (await post("three")).status]).toEqual([
       201, 201, 429,
     ]);
+  });
+
+  it("--max-connections caps the connections of all clients together", async () => {
+    const db = `sqlite:${join(mkdtempSync(join(tmpdir(), "cap-limits-")), "k.db")}`;
+    await cli(["provision", "--db", db, "--admin", "ops"]);
+    k = await startKernel(["--db", db, "--max-connections", "3"]);
+    const port = Number(new URL(k.url).port);
+    const held = [
+      await openSocket(port, "127.0.0.1", sockets),
+      await openSocket(port, "127.0.0.2", sockets),
+      await openSocket(port, "127.0.0.2", sockets),
+    ];
+    // Node closes the connection over the cap at once, before any request.
+    const over = await openSocket(port, "127.0.0.3", sockets);
+    await over.closed;
+    expect(over.received()).toBe("");
+    held[0]!.socket.destroy();
+    await eventually(
+      async () => {
+        const s = await openSocket(port, "127.0.0.3", sockets);
+        s.socket.write("GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n");
+        await Promise.race([s.closed, new Promise((r) => setTimeout(r, 200))]);
+        const answer = s.received();
+        if (!answer) s.socket.destroy(); // dropped, or not answered yet: try again on a new connection
+        return answer;
+      },
+      (r) => r.startsWith("HTTP/1.1 200 "),
+    );
   });
 });
