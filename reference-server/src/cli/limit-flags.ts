@@ -50,9 +50,12 @@ export const LIMIT_FLAGS: readonly LimitFlag[] = (Object.keys(HELP) as (keyof Ke
 /** Flags as commander parses them: one optional string per limit. */
 export type LimitFlagValues = Partial<Record<keyof KernelLimits, string>>;
 
+/** The largest value a limit takes: `/info` advertises them as int32. */
+const MAX_LIMIT = 2_147_483_647;
+
 /**
  * The limits given by a flag or (failing that) an environment variable; the others are left out, so the
- * kernel's defaults apply. Each must be a whole number ≥ 1: a typo fails at start.
+ * kernel's defaults apply. Each must be a whole number from 1 to MAX_LIMIT: a typo fails at start.
  */
 export function resolveLimitFlags(
   flags: LimitFlagValues,
@@ -63,8 +66,8 @@ export function resolveLimitFlags(
     const raw = flags[l.name] ?? env(l.env);
     if (raw === undefined) continue;
     const n = Number(raw);
-    if (!Number.isSafeInteger(n) || n < 1)
-      throw new Error(`${l.flag} (${l.env}) must be a whole number ≥ 1, got "${raw}"`);
+    if (!Number.isInteger(n) || n < 1 || n > MAX_LIMIT)
+      throw new Error(`${l.flag} (${l.env}) must be a whole number from 1 to ${MAX_LIMIT}, got "${raw}"`);
     out[l.name] = n;
   }
   return out;

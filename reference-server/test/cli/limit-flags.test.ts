@@ -56,7 +56,7 @@ describe("limit flags", () => {
     }
   });
 
-  it("take a flag over its variable, leave unset limits to the kernel, and refuse what is not a whole number ≥ 1", () => {
+  it("take a flag over its variable, leave unset limits to the kernel, and refuse what is not a whole number from 1 to 2³¹−1", () => {
     const names = ["CAP_MESSAGES_PER_MINUTE", "CAP_MAX_LONG_POLLS_PER_TOKEN", "CAP_HEADERS_TIMEOUT_MS"];
     const saved = names.map((n) => process.env[n]);
     try {
@@ -67,6 +67,9 @@ describe("limit flags", () => {
         maxLongPollsPerToken: 32,
       });
       expect(() => resolveServe({ maxConnectionsPerClient: "0" })).toThrow(/--max-connections-per-client/);
+      expect(() => resolveServe({ messageBytesPerMinute: "2147483648" })).toThrow(
+        /--message-bytes-per-minute/,
+      );
       process.env.CAP_HEADERS_TIMEOUT_MS = "1.5";
       expect(() => resolveServe({})).toThrow(/CAP_HEADERS_TIMEOUT_MS/);
     } finally {

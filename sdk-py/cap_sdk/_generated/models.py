@@ -495,7 +495,8 @@ class Limits(TypedDict):
     maxMemorySectionBytes: int
     #: Messages one token may post per minute (`429` `rate_limited` with `Retry-After` beyond).
     messagesPerMinute: int
-    #: UTF-8 bytes of message `content` one token may post per minute (`429` `rate_limited` beyond).
+    #: UTF-8 bytes one token may post per minute, counting each message's `content` and its `metadata` as
+    #: JSON (`429` `rate_limited` beyond).
     messageBytesPerMinute: int
     #: Long-polls one token may have waiting at once (`429` `too_many_long_polls` beyond).
     maxLongPollsPerToken: int

@@ -665,7 +665,8 @@ export interface components {
             maxMemorySectionBytes: number;
             /**
              * Format: int32
-             * @description UTF-8 bytes of message `content` one token may post per minute (`429` `rate_limited` beyond).
+             * @description UTF-8 bytes one token may post per minute, counting each message's `content` and its `metadata` as
+             *     JSON (`429` `rate_limited` beyond).
              */
             messageBytesPerMinute: number;
             /**
