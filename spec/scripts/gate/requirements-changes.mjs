@@ -25,7 +25,7 @@ export function compareRequirements(released, current) {
     if (!after) {
       breaking.push({
         id: before.id,
-        what: `${before.id} removed (${before.level}, ${before.subject}): an id is retired only in a new major version`,
+        what: `removed (${before.level}, ${before.subject}): an id is retired only in a new major version`,
       });
       continue;
     }
@@ -34,32 +34,32 @@ export function compareRequirements(released, current) {
       breaking.push({
         id: before.id,
         what: weaker
-          ? `${before.id} weakened from ${before.level} to ${after.level}: what 1.0.0 drivers rely on would no longer be promised`
-          : `${before.id} strengthened from ${before.level} to ${after.level}: a conforming 1.0.0 implementation may no longer conform (a new obligation takes a new id)`,
+          ? `weakened from ${before.level} to ${after.level}: what the other side relies on would no longer be promised`
+          : `strengthened from ${before.level} to ${after.level}: a conforming 1.0.0 implementation may no longer conform (a new obligation takes a new id)`,
       });
     }
     if (after.subject !== before.subject)
       breaking.push({
         id: before.id,
-        what: `${before.id} now binds the ${after.subject}, not the ${before.subject}`,
+        what: `now binds the ${after.subject}, not the ${before.subject}`,
       });
     if ((after.feature ?? null) !== (before.feature ?? null))
       breaking.push({
         id: before.id,
-        what: `${before.id} now applies ${after.feature ? `only with feature ${after.feature}` : "to every kernel"}, not ${before.feature ? `only with feature ${before.feature}` : "to every kernel"}`,
+        what: `now applies ${after.feature ? `only with feature ${after.feature}` : "to every kernel"}, not ${before.feature ? `only with feature ${before.feature}` : "to every kernel"}`,
       });
     if (after.text !== before.text) {
       const [k0, k1] = [keyWord(before.text), keyWord(after.text)];
-      if (k0 !== k1)
-        breaking.push({ id: before.id, what: `${before.id} key word changed from ${k0} to ${k1}` });
-      else
+      // A level change is reported above; this catches MUST → MUST NOT (same level, the opposite duty).
+      if (k0 !== k1 && after.level === before.level)
+        breaking.push({ id: before.id, what: `key word changed from ${k0} to ${k1}` });
+      else if (k0 === k1)
         notices.push({
           id: before.id,
-          what: `${before.id} reworded, key word ${k1} unchanged: a reviewer checks its meaning did not change`,
+          what: `reworded, key word ${k1} unchanged: a reviewer checks its meaning did not change`,
         });
     }
   }
-  for (const id of now.keys())
-    if (!was.has(id)) notices.push({ id, what: `${id} added (${now.get(id).level})` });
+  for (const id of now.keys()) if (!was.has(id)) notices.push({ id, what: `added (${now.get(id).level})` });
   return { breaking, notices };
 }
