@@ -17,6 +17,7 @@ export const NAV = [
       { src: "CAP.md", href: "cap.html", title: "CAP v1 specification", optional: true },
       { gen: "requirements", href: "requirements.html", title: "Requirements and checks" },
       { gen: "errors", href: "errors.html", title: "Error codes" },
+      { src: "versioning.md", href: "versioning.html", title: "Versions and releases" },
     ],
   },
   {
