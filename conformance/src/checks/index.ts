@@ -13,7 +13,7 @@ import { infoChecks } from "./info.js";
 import { isolationChecks } from "./isolation.js";
 import { leaseChecks } from "./leases.js";
 import { exhaustionChecks } from "./leases-exhaustion.js";
-import { limitChecks } from "./limits.js";
+import { limitChecks, longPollLimitChecks } from "./limits.js";
 import { longPollChecks } from "./long-poll.js";
 import { memoryChecks } from "./memory.js";
 import { memorySyncChecks } from "./memory-sync.js";
@@ -34,6 +34,7 @@ export const allChecks: readonly Check[] = [
   ...exhaustionChecks,
   ...ackChecks,
   ...longPollChecks,
+  ...longPollLimitChecks,
   ...renewChecks,
   ...releaseChecks,
   ...batchAckChecks,

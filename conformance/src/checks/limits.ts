@@ -2,15 +2,20 @@
  * Advertised limits (CAP-ERR-10): a kernel whose `/info` carries `limits` applies exactly those values — a
  * body nested one level deeper than `maxJsonDepth` is `400 json_too_deep` (and one at the limit is not),
  * and a memory section one byte over `maxMemorySectionBytes` is `413 memory_too_large` — and applies
- * nothing it refused. A kernel that advertises no limits is skipped, saying so.
+ * nothing it refused — and a long-poll beyond `maxLongPollsPerToken` waiting polls of one token is `429
+ * too_many_long_polls` with `Retry-After` (CAP-ERR-11). A kernel that advertises no limits is skipped,
+ * saying so.
  */
 import { R } from "../agents.js";
 import { defineCheck } from "../check.js";
 import type { CheckContext } from "../context.js";
+import { drain, eventsOf } from "../queue.js";
+import { now, pause } from "../timing.js";
 
 interface Limits {
   maxJsonDepth?: unknown;
   maxMemorySectionBytes?: unknown;
+  maxLongPollsPerToken?: unknown;
 }
 
 function advertised(ctx: CheckContext, name: keyof Limits): number {
@@ -90,6 +95,56 @@ export const limitChecks = [
         actual: after.body,
         exchange: after,
       });
+    },
+  }),
+];
+
+/** Long-polls one token may have waiting at once (CAP-ERR-11), when /info advertises the bound. */
+export const longPollLimitChecks = [
+  defineCheck({
+    id: "long-poll.per-token-limit",
+    family: "long-poll",
+    title:
+      "answers a long-poll beyond limits.maxLongPollsPerToken waiting polls of one token with 429 too_many_long_polls and Retry-After",
+    verifies: ["CAP-ERR-11"],
+    feature: "long-poll",
+    queue: true,
+    async run(ctx: CheckContext) {
+      const max = advertised(ctx, "maxLongPollsPerToken");
+      if (max > 32)
+        ctx.skip(`limits.maxLongPollsPerToken ${max} needs more connections than this check opens`);
+      const c = ctx.as("c");
+      const W = 3;
+      for (let tries = 0; tries < 3; tries++) {
+        await drain(ctx, "c");
+        const t0 = now();
+        const waiting = Array.from({ length: max }, () => c.poll({ waitSeconds: W }));
+        await pause(Math.round(500 * ctx.timing.timeScale));
+        const extra = await c.poll({ waitSeconds: W });
+        const held = await Promise.all(waiting);
+        // An event for c during the wait ends the polls early: the bound was not reached; try again.
+        if (held.some((h) => eventsOf(ctx, h).length > 0) || now() - t0 < W * 1000 * 0.9) {
+          for (const h of held) for (const e of eventsOf(ctx, h)) await c.ack(e.id);
+          continue;
+        }
+        ctx.expectError(
+          "CAP-ERR-11",
+          extra,
+          429,
+          "too_many_long_polls",
+          `long-poll number ${max + 1} while ${max} of the same token wait`,
+        );
+        const retry = Number(extra.headers["retry-after"]);
+        ctx.expect("CAP-ERR-11", Number.isFinite(retry) && retry >= 0, {
+          message: "the 429 carries no Retry-After of whole seconds",
+          actual: extra.headers["retry-after"] ?? "(absent)",
+          exchange: extra,
+        });
+        const after = await c.poll({ waitSeconds: 0 });
+        ctx.expectStatus("CAP-ERR-11", after, 200, "a poll once the waiting polls have ended");
+        return;
+      }
+      ctx.incomplete("events kept arriving for agent c during three attempts to hold its long-polls");
     },
   }),
 ];

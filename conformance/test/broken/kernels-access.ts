@@ -104,6 +104,17 @@ export const accessKernels: BrokenKernel[] = [
     }),
   },
   {
+    name: "answers a long-poll beyond limits.maxLongPollsPerToken with an empty 200 instead of 429",
+    breaks: "CAP-ERR-11",
+    only: ["long-poll.per-token-limit"],
+    make: () => ({
+      response(_req, res) {
+        const code = (res.json as { code?: unknown } | undefined)?.code;
+        return code === "too_many_long_polls" ? reply(200, { events: [] }) : res;
+      },
+    }),
+  },
+  {
     name: "advertises a smaller limits.maxMemorySectionBytes than it applies",
     breaks: "CAP-ERR-10",
     only: ["memory.section-size-limit"],
