@@ -46,7 +46,7 @@ describe("the published packages", () => {
     });
 
     it("says which Node it runs on, and publishes publicly with provenance", () => {
-      expect(json.engines?.node).toMatch(/^>=\d+/);
+      expect(json.engines?.node).toMatch(/^(>=|\^)\d+/);
       expect(json.publishConfig).toEqual({ access: "public", provenance: true });
     });
 

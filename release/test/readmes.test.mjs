@@ -38,7 +38,7 @@ function linkTargets(md) {
 }
 const isAbsolute = (target) => /^(https?:|mailto:)/.test(target) || target.startsWith("#");
 
-describe.each(readmes)("%s", (file, name, md) => {
+describe.each(readmes)("%s", (_file, name, md) => {
   it("starts with installing the package from its registry", () => {
     const firstBlock = /^```[^\n]*\n([\s\S]*?)^```/m.exec(md)?.[1] ?? "";
     expect(firstBlock).toContain(INSTALL[name]);
@@ -58,7 +58,8 @@ describe.each(readmes)("%s", (file, name, md) => {
       const m = /^(blob|tree)\/main\/([^#?]+)/.exec(target.slice(prefix.length));
       if (!m) continue; // the repository's home, issues, pulls
       const path = join(ROOT, decodeURIComponent(m[2]));
-      const ok = existsSync(path) && (m[1] === "tree" ? statSync(path).isDirectory() : statSync(path).isFile());
+      const ok =
+        existsSync(path) && (m[1] === "tree" ? statSync(path).isDirectory() : statSync(path).isFile());
       if (!ok) dead.push(target);
     }
     expect(dead).toEqual([]);
