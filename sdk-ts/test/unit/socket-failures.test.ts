@@ -121,7 +121,7 @@ describe("CapClient over real sockets", () => {
   it("sends User-Agent cap-sdk/<version> on the wire", async () => {
     const server = await serve((_req, res) => send(res, 200, { events: [] }));
     await new CapClient({ baseUrl: server.url, token: TOKEN }).poll();
-    expect(server.seen[0]!.headers["user-agent"]).toMatch(/^cap-sdk\/\d+\.\d+\.\d+$/);
+    expect(server.seen[0]!.headers["user-agent"]).toMatch(/^cap-sdk\/\d+\.\d+\.\d+(-[0-9a-z.]+)?$/); // semver, prereleases included
   });
 });
 
