@@ -6,7 +6,7 @@
  * view and close(). Only this file, the services and the store itself import `store/` (a test holds that).
  */
 import { type Clock, systemClock } from "./clock.js";
-import { type KernelConfig, type KernelConfigInput, resolveConfig } from "./config.js";
+import { type KernelConfigInput, resolveConfig } from "./config.js";
 import { createDecisionsService } from "./services/decisions.js";
 import type { ServiceDeps } from "./services/deps.js";
 import { createEventsService } from "./services/events.js";
