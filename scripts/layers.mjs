@@ -81,6 +81,7 @@ export const PACKAGES = {
           "src/queue\\.ts$",
           "src/driver/context\\.ts$",
           "src/driver/world\\.ts$",
+          "src/driver/reference-kernel\\.ts$",
           "src/driver/driver-process\\.ts$",
           "src/driver/fault-proxy\\.ts$",
         ),

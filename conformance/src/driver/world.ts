@@ -1,11 +1,13 @@
 /**
- * The kernel the driver suite plays: the reference kernel (`@commonly/cap-kernel`) as a library,
+ * The kernel the driver suite plays: the reference kernel (`@commonly/cap-kernel`, an optional peer
+ * dependency loaded here on first use: reference-kernel.ts) as a library,
  * in-process, on an in-memory SQLite store, with a short configured lease. It provisions a human, pods and
  * a fresh agent identity per scenario, and reads the truth back through the kernel's services (event
  * states as stored, messages in a pod) — what the scenario judges besides the wire. It never talks to the
  * driver; the proxy does.
  */
-import { buildApp, type Kernel, type KernelApp } from "@commonly/cap-kernel";
+import type { Kernel, KernelApp } from "@commonly/cap-kernel";
+import { loadReferenceKernel } from "./reference-kernel.js";
 
 export interface Human {
   id: string;
@@ -66,6 +68,7 @@ export class World {
   ) {}
 
   static async start(o: { leaseSeconds: number; maxAttempts: number; runId: string }): Promise<World> {
+    const { buildApp } = await loadReferenceKernel();
     const app = await buildApp({
       db: "sqlite::memory:",
       config: { leaseSeconds: o.leaseSeconds, maxAttempts: o.maxAttempts, longPollBackstopMs: 100 },
