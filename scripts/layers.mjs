@@ -55,7 +55,13 @@ export const PACKAGES = {
       { name: "store", path: any("src/store/") },
       {
         name: "base",
-        path: any("src/clock\\.ts$", "src/config\\.ts$", "src/errors/", "src/secrets\\.ts$"),
+        path: any(
+          "src/clock\\.ts$",
+          "src/config\\.ts$",
+          "src/errors/",
+          "src/secrets\\.ts$",
+          "src/optional-peer\\.ts$",
+        ),
       },
     ],
   },

@@ -6,6 +6,7 @@
 import { Command, Option } from "commander";
 import { LIMIT_FLAGS } from "./cli/limit-flags.js";
 import { DEFAULT_DB } from "./cli/settings.js";
+import { kernelVersion } from "./cli/version.js";
 
 // Command implementations load on use, so `--help` answers without loading the kernel.
 const serveCommand = async (f: object) => (await import("./cli/serve.js")).serveCommand(f);
@@ -57,6 +58,12 @@ function serverOptions(cmd: Command): Command {
     )
     .addOption(
       new Option(
+        "--docs-dir <path>",
+        "the built docs site served at /docs/ (env CAP_DOCS_DIR; default the copy @commonly/cap-console ships; in a clone: docs/site)",
+      ),
+    )
+    .addOption(
+      new Option(
         "--profile <name>",
         "wire profile: cap (CAP v1 exactly) | production (the production kernel's dialect, for deployed drivers; env CAP_PROFILE; default cap)",
       ),
@@ -66,6 +73,7 @@ function serverOptions(cmd: Command): Command {
 const program = new Command()
   .name("cap-kernel")
   .description("The CAP v1 reference kernel: embedded SQLite by default, PostgreSQL for several replicas.")
+  .version(kernelVersion())
   .showHelpAfterError();
 
 limitOptions(

@@ -19,6 +19,7 @@ export async function startServer(flags: ServeFlags, extra?: { logger?: false })
     config: { leaseSeconds: s.leaseSeconds, maxAttempts: s.maxAttempts, limits: s.limits },
     profile: s.profile,
     logger: extra?.logger === false ? false : { level: s.logLevel },
+    ...(s.docsDir !== undefined ? { docsDir: s.docsDir } : {}),
   });
   // All clients together stay below the open-file limit, so a flood of connections from many addresses
   // cannot take the descriptors the store needs; Node closes a connection over this at once.

@@ -17,6 +17,7 @@ export interface ServeFlags extends CommonFlags, LimitFlagValues {
   logLevel?: string;
   profile?: string;
   maxConnections?: string;
+  docsDir?: string;
 }
 
 export const DEFAULT_DB = "sqlite:.cap-kernel/kernel.db";
@@ -55,6 +56,8 @@ export function resolveServe(flags: ServeFlags) {
     profile: profile(flags.profile ?? env("CAP_PROFILE")),
     /** Open connections the process accepts in all; undefined: its open-file limit less a reserve (serve.ts). */
     maxConnections: optionalInt("--max-connections", flags.maxConnections ?? env("CAP_MAX_CONNECTIONS")),
+    /** The docs site for /docs/; undefined: the copy @commonly/cap-console carries (see buildApp). */
+    docsDir: flags.docsDir ?? env("CAP_DOCS_DIR"),
     /** Only the limits a flag or CAP_* variable set (limit-flags.ts); the kernel's defaults fill the rest. */
     limits: resolveLimitFlags(flags, env),
   };

@@ -5,7 +5,7 @@
  * Routes stay thin; every rule lives in the services (src/services), every query in the store.
  */
 
-import { registerConsoleAndDocs } from "@commonly/cap-console";
+import { defaultDocsDir, registerConsoleAndDocs } from "@commonly/cap-console";
 import { CAP_BASE_PATH } from "@commonly/cap-spec/constants";
 import Fastify, { type FastifyInstance } from "fastify";
 import type { Logger } from "pino";
@@ -41,6 +41,11 @@ interface AppOptions {
   profile?: ProfileName;
   /** false: no logs. Default: info-level JSON lines on stdout. */
   logger?: false | LoggerOptions | Logger;
+  /**
+   * Folder of the built docs site served at `/docs/`; default the copy `@commonly/cap-console` carries
+   * (present once installed from npm; a clone passes its `docs/site`). `false`: no `/docs/`.
+   */
+  docsDir?: string | false;
 }
 
 export type KernelApp = FastifyInstance & { kernel: Kernel };
@@ -133,6 +138,6 @@ export async function buildApp(options: BuildAppOptions): Promise<KernelApp> {
   await app.register(adminRoutes, { ...deps, prefix: "/api" });
   // The dev console (/console/) and the docs site (/docs/): static files, served on every kernel so a
   // driver author keeps one URL open beside their editor.
-  await registerConsoleAndDocs(app);
+  await registerConsoleAndDocs(app, { docsDir: options.docsDir ?? defaultDocsDir });
   return app as KernelApp;
 }

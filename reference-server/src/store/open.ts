@@ -1,7 +1,8 @@
 /**
  * Opens a store from a `--db` URL: `sqlite:PATH`, `sqlite::memory:`, or `postgres://…` / `postgresql://…`
- * (the PostgreSQL store is loaded only when asked for).
+ * (the PostgreSQL store, and with it the `pg` driver, is loaded only when asked for).
  */
+import { isMissingPackage } from "../optional-peer.js";
 import type { Store } from "./contract.js";
 import { openSqliteStore } from "./sqlite/index.js";
 
@@ -23,6 +24,8 @@ export async function openStore(url: string): Promise<Store> {
     try {
       mod = await import(modulePath);
     } catch (err) {
+      // `pg` is an optional peer dependency: SQLite operators never install it.
+      if (isMissingPackage(err, "pg")) throw new Error(PG_MISSING);
       throw new Error(`the PostgreSQL store is not available in this build: ${(err as Error).message}`);
     }
     if (!mod.openPostgresStore)
@@ -31,3 +34,11 @@ export async function openStore(url: string): Promise<Store> {
   }
   throw new Error(`unsupported --db URL "${url}": use sqlite:PATH, sqlite::memory: or postgres://…`);
 }
+
+/** What `--db postgres://…` says when `pg`, an optional peer dependency of the kernel, is not installed. */
+export const PG_MISSING = [
+  "a postgres:// store needs the pg package, which is not installed (an optional peer dependency of",
+  "@commonly/cap-kernel: SQLite, the default store, does not need it). Install it beside the kernel:",
+  "  npm install @commonly/cap-kernel pg",
+  "or, without a project: npx -p @commonly/cap-kernel -p pg cap-kernel serve --db postgres://…",
+].join("\n");

@@ -6,7 +6,15 @@
  * Both throw on a non-2xx answer with the status and the kernel's `{code, message}` in the message.
  */
 import type { paths } from "@commonly/cap-spec/types/admin";
-import createClient, { type Client } from "openapi-fetch";
+import type { Client } from "openapi-fetch";
+import { importOptional } from "./optional.js";
+
+// openapi-fetch is an optional peer of the kernel (only this kit uses it), loaded when the kit is imported.
+const { default: createClient } = await importOptional<typeof import("openapi-fetch")>(
+  "openapi-fetch",
+  "^0.17.0",
+  "@commonly/cap-kernel/testing (its admin client)",
+);
 
 export type AdminApi = Client<paths>;
 

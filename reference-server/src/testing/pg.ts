@@ -9,7 +9,7 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync } from "node:fs";
-import pg from "pg";
+import { importOptional } from "./optional.js";
 import { freePort } from "./process.js";
 
 function which(cmd: string): boolean {
@@ -86,6 +86,12 @@ export async function freshPgSchema(
     url: url.toString(),
     schema,
     async drop() {
+      // pg is an optional peer of the kernel: loaded only by a test that uses PostgreSQL.
+      const { default: pg } = await importOptional<typeof import("pg")>(
+        "pg",
+        "^8.11.0",
+        "@commonly/cap-kernel/testing (freshPgSchema)",
+      );
       const c = new pg.Client({ connectionString: base });
       await c.connect();
       try {
