@@ -61,6 +61,9 @@ if (mode === "start") {
       "demo",
       "--driver",
       driver,
+      // A clone has no packed copy of the docs in the console package: serve the site just built.
+      "--docs-dir",
+      join(root, "docs", "site"),
       ...extra,
     ]),
   );

@@ -6,7 +6,10 @@
  * turn Fastify's automatic HEAD off, as the kernel did), no directory listings, paths resolved inside their
  * folder (no `..` escape, no symlink-free guarantee needed: the folders are the project's own build output),
  * `nosniff`, HTML never cached. A missing file goes to the app's own not-found handler, so the kernel's
- * JSON 404 shape is kept. The docs folder may not be built; then `/docs/` explains how to build it.
+ * JSON 404 shape is kept. The docs site is the copy this package carries (`docs-site/`, put there when it is
+ * packed: scripts/bundle-docs.mjs) unless the host passes another folder; a clone has no copy, so the kernel
+ * is given the repository's `docs/site` (`--docs-dir`). A folder without `index.html` gets a page saying how
+ * to build the site.
  *
  * Both folders share the kernel's origin, and the console keeps the human's API token in localStorage, so
  * each gets a Content-Security-Policy that lets nothing but this origin's own files run: no inline script,
@@ -24,8 +27,12 @@ const here = dirname(fileURLToPath(import.meta.url));
 
 /** The console's static files (this package's `public/`). */
 export const defaultConsoleDir = resolve(here, "..", "public");
-/** The docs site as the monorepo builds it (`pnpm --filter @commonly/cap-docs build` → docs/site/). */
-export const defaultDocsDir = resolve(here, "..", "..", "docs", "site");
+/**
+ * The docs site this package carries: `docs-site/`, copied from the repository's built `docs/site` when the
+ * package is packed (the docs package is private, and an installed kernel must still answer `/docs/`).
+ * Absent in a clone until a pack; pass the repository's `docs/site` as `docsDir` there.
+ */
+export const defaultDocsDir = resolve(here, "..", "docs-site");
 
 export interface ConsoleAndDocsOptions {
   /** Folder of the built docs site; default {@link defaultDocsDir}. `false` to not serve docs. */
@@ -87,10 +94,12 @@ const NOT_BUILT = (
 ) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Docs not built</title></head>
 <body style="font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;line-height:1.5">
 <h1>The docs site is not built</h1>
-<p>This kernel serves the CAP docs at <code>${prefix}/</code> from <code>docs/site/</code>, which does not exist yet.
-Build it from the repository root with:</p>
-<pre>pnpm --filter @commonly/cap-docs build</pre>
-<p>The docs are also readable as markdown in <code>docs/</code>.</p></body></html>`;
+<p>This server serves the CAP docs at <code>${prefix}/</code> from a folder that holds no built site.
+Installed from npm, the site ships inside <code>@commonly/cap-console</code>. In a clone of the repository,
+build it from the root and point the kernel at it:</p>
+<pre>pnpm --filter @commonly/cap-docs build
+cap-kernel serve --docs-dir docs/site    # or CAP_DOCS_DIR=docs/site</pre>
+<p>The docs are also readable as markdown: <a href="https://github.com/commonly-ai/cap/tree/main/docs">github.com/commonly-ai/cap/tree/main/docs</a>.</p></body></html>`;
 
 function serveFolder(
   app: FastifyInstance,

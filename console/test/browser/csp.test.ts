@@ -8,10 +8,11 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import Fastify, { type FastifyInstance } from "fastify";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defaultDocsDir, registerConsoleAndDocs } from "../../src/serve.js";
+import { registerConsoleAndDocs } from "../../src/serve.js";
 
 const FLAGS = [
   "--headless",
@@ -22,7 +23,9 @@ const FLAGS = [
   "--disable-sync",
   "--no-first-run",
 ];
-const manifest = join(defaultDocsDir, "pages.json");
+// The repository's built site (a clone has no packed copy in this package): what the kernel serves here.
+const docsDir = fileURLToPath(new URL("../../../docs/site", import.meta.url));
+const manifest = join(docsDir, "pages.json");
 const notBuilt = existsSync(manifest) ? undefined : `${manifest} is missing: build the docs site first`;
 const pages: string[] = notBuilt
   ? []
@@ -34,7 +37,7 @@ let browser: Browser;
 
 beforeAll(async () => {
   app = Fastify({ exposeHeadRoutes: false });
-  await registerConsoleAndDocs(app);
+  await registerConsoleAndDocs(app, { docsDir });
   await app.listen({ port: 0, host: "127.0.0.1" });
   const addr = app.server.address();
   base = `http://127.0.0.1:${typeof addr === "object" && addr ? addr.port : 0}`;
