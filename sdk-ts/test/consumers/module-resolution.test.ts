@@ -1,6 +1,7 @@
 /**
  * A TypeScript project outside the workspace imports the root and every typed subpath export of
- * `@commonly/cap-sdk`, `@commonly/cap-spec` and `@commonly/cap-kernel` (its `./testing` kit included), and
+ * `@commonly/cap-sdk`, `@commonly/cap-spec` and `@commonly/cap-kernel` (its `./testing` kit included) and
+ * the roots of the console, the conformance suite and the CLI, and
  * type-checks under each `moduleResolution` a consumer may use: `bundler`, `node16`, `nodenext` and the
  * legacy `node` (node10), which ignores `exports` and finds subpaths through `typesVersions` only.
  *
@@ -33,6 +34,9 @@ const PACKAGES = {
   "@commonly/cap-sdk": "sdk-ts",
   "@commonly/cap-spec": "spec",
   "@commonly/cap-kernel": "reference-server",
+  "@commonly/cap-console": "console",
+  "@commonly/cap-conformance": "conformance",
+  "@commonly/cli": "cli",
 };
 
 interface Manifest {
@@ -169,7 +173,7 @@ async function typeCheck(mode: (typeof MODES)[number], consumer: string) {
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe("a TypeScript consumer of the packed packages", () => {
-  it("imports every typed export: the SDK's five, the spec's three, the kernel's two", () => {
+  it("imports every typed export: the SDK's five, the spec's three, the kernel's two, the others' roots", () => {
     expect(specifiers).toEqual([
       "@commonly/cap-sdk",
       "@commonly/cap-sdk/validators",
@@ -181,6 +185,9 @@ describe("a TypeScript consumer of the packed packages", () => {
       "@commonly/cap-spec/constants",
       "@commonly/cap-kernel",
       "@commonly/cap-kernel/testing",
+      "@commonly/cap-console",
+      "@commonly/cap-conformance",
+      "@commonly/cli",
     ]);
   });
 
