@@ -6,7 +6,7 @@
  *   - `@action-validator/core` (npm, mpalmer/action-validator): the SchemaStore schemas of workflows and of
  *     action metadata, so the composite action .github/actions/cap-conformance is checked too.
  * The copy-paste workflows in examples/kernel-ci and examples/driver-ci are linted here as well (their
- * behaviour is tested by their own prove.mjs).
+ * behaviour is tested by installed/example-workflows.test.mjs, which runs their steps).
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The cap-conformance composite action's one step: turn INPUT_* variables into cap-conformance flags
 # (`run` against a kernel, or `driver` against a driver when INPUT_MODE=driver), run it, publish the Markdown report to the job summary and the verdict to the step outputs, and exit with the
-# suite's exit code. Runs the published package with npx unless CAP_CONFORMANCE_BIN names a local build
-# (this repository's CI does that to prove the action against the reference kernel).
+# suite's exit code. Runs the published package with npx (in driver mode with the reference kernel beside
+# it) unless CAP_CONFORMANCE_BIN names another command to run instead (a local build, for instance).
 set -uo pipefail
 
 mode="${INPUT_MODE:-kernel}"
@@ -39,10 +39,15 @@ for p in ${INPUT_SKIP:-}; do args+=(--skip "$p"); done
 [ -n "${INPUT_BASELINE:-}" ] && args+=(--baseline "$INPUT_BASELINE")
 [ "$mode" = kernel ] && [ -n "${INPUT_TRIGGER_CMD:-}" ] && args+=(--trigger-cmd "$INPUT_TRIGGER_CMD")
 
+version="${INPUT_VERSION:-1}"
 if [ -n "${CAP_CONFORMANCE_BIN:-}" ]; then
   read -r -a bin <<<"$CAP_CONFORMANCE_BIN"
+elif [ "$mode" = driver ]; then
+  # Driver mode plays the kernel with the reference kernel, an optional peer the suite does not install:
+  # npx installs it beside the suite, at the suite's major (1.4.2 → 1, latest → latest).
+  bin=(npx --yes -p "@commonly/cap-conformance@$version" -p "@commonly/cap-kernel@${version%%.*}" cap-conformance)
 else
-  bin=(npx --yes "@commonly/cap-conformance@${INPUT_VERSION:-1}")
+  bin=(npx --yes "@commonly/cap-conformance@$version")
 fi
 
 "${bin[@]}" "${args[@]}"

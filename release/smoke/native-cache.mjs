@@ -1,0 +1,55 @@
+/**
+ * The kernel's one native module, better-sqlite3, compiles from source on machines that cannot download its
+ * prebuilt binary (this one, and CI here): about two minutes per Node ABI, and the smoke installs the kernel
+ * several times per Node. The first install on each ABI compiles, as a user's would; its binary is then
+ * kept in the cache as a prebuild-install archive, and later installs find it there through
+ * prebuild-install's own `local-prebuilds` setting (the `npm_config_better_sqlite3_local_prebuilds`
+ * variable), the documented way to hand it a binary.
+ *
+ * Must never: keep a binary for the wrong ABI or version — the archive is named as prebuild-install names
+ * its downloads (`better-sqlite3-v<version>-node-v<abi>-linux-x64.tar.gz`), and prebuild-install loads the
+ * binary before it accepts it.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { cacheDir } from "./scratch.mjs";
+import { step } from "./steps.mjs";
+
+const MODULE = "better-sqlite3";
+
+/** The variables an install needs to find (and node-gyp to compile against) the right binary or headers. */
+export function nativeEnv(runtime) {
+  return {
+    npm_config_better_sqlite3_local_prebuilds: cacheDir("prebuilds"),
+    ...(runtime.nodedir ? { npm_config_nodedir: runtime.nodedir } : {}),
+  };
+}
+
+/** The archive's path for the installed module under `project` on `runtime`'s ABI. */
+function archiveFor(project, abi) {
+  const pkg = join(project, "node_modules", MODULE, "package.json");
+  if (!existsSync(pkg)) return undefined;
+  const { version } = JSON.parse(readFileSync(pkg, "utf8"));
+  return join(
+    cacheDir("prebuilds"),
+    `${MODULE}-v${version}-node-v${abi}-${process.platform}-${process.arch}.tar.gz`,
+  );
+}
+
+/** After an install under `project`: keep a compiled better-sqlite3 binary for the next installs. */
+export async function keepCompiled(project, runtime, env) {
+  const { stdout } = await step(`Node ${runtime.version}: its ABI`, join(runtime.bin, "node"), [
+    "-p",
+    "process.versions.modules",
+  ]);
+  const archive = archiveFor(project, stdout.trim());
+  if (!archive || existsSync(archive)) return;
+  const dir = join(project, "node_modules", MODULE);
+  if (!existsSync(join(dir, "build", "Release", "better_sqlite3.node"))) return;
+  await step(
+    `keep the compiled ${MODULE} for Node ${runtime.version}`,
+    "tar",
+    ["-czf", archive, "-C", dir, "build/Release/better_sqlite3.node"],
+    { env },
+  );
+}
