@@ -7,18 +7,24 @@
  */
 import type { paths } from "@commonly/cap-spec/types/admin";
 import type { Client } from "openapi-fetch";
-import { importOptional } from "./optional.js";
-
-// openapi-fetch is an optional peer of the kernel (only this kit uses it), loaded when the kit is imported.
-const { default: createClient } = await importOptional<typeof import("openapi-fetch")>(
-  "openapi-fetch",
-  "^0.17.0",
-  "@commonly/cap-kernel/testing (its admin client)",
-);
+import { requireOptional } from "./optional.js";
 
 export type AdminApi = Client<paths>;
 
+/**
+ * openapi-fetch's `createClient`: an optional peer of the kernel (only this kit uses it), loaded on first
+ * use. The kit's starters call it before they start anything, so a missing package leaves no kernel behind.
+ */
+export function openapiFetch(): typeof import("openapi-fetch")["default"] {
+  return requireOptional<typeof import("openapi-fetch")>(
+    "openapi-fetch",
+    "^0.17.0",
+    "@commonly/cap-kernel/testing (its admin client)",
+  ).default;
+}
+
 export function adminApi(baseUrl: string, token: string): AdminApi {
+  const createClient = openapiFetch();
   const api = createClient<paths>({ baseUrl, headers: { authorization: `Bearer ${token}` } });
   api.use({
     async onResponse({ request, response }) {

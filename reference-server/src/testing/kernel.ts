@@ -21,6 +21,7 @@ import { promisify } from "node:util";
 import { type ProvisionSpec, provision } from "../cli/provision.js";
 import { buildApp } from "../http/app.js";
 import type { ProfileName } from "../profiles/index.js";
+import { openapiFetch } from "./admin.js";
 import { eventually } from "./deadline.js";
 import { type Spawned, spawnProcess } from "./process.js";
 import { type Provisioned, type TestKernel, testKernel } from "./test-kernel.js";
@@ -115,6 +116,7 @@ const serveArgs = (o: StartKernelOptions, db: string, port: number) => [
 
 /** Provisions (a fresh SQLite file unless `db` is given) and serves the kernel as a child process. */
 export async function startKernel(options: StartKernelOptions = {}): Promise<TestKernel> {
+  openapiFetch(); // the admin client's optional peer: missing, fail before a kernel is started
   const bin = kernelBin();
   const dir = mkdtempSync(join(tmpdir(), "cap-test-kernel-"));
   const db = options.db ?? `sqlite:${join(dir, "kernel.db")}`;
@@ -173,6 +175,7 @@ export async function startKernel(options: StartKernelOptions = {}): Promise<Tes
 
 /** The same kernel as a library in this process (default store `sqlite::memory:`), listening on a free port. */
 export async function startKernelInProcess(options: StartKernelOptions = {}): Promise<TestKernel> {
+  openapiFetch(); // as in startKernel
   const db = options.db ?? "sqlite::memory:";
   const app = await buildApp({
     db,

@@ -118,15 +118,28 @@ describe("the optional peers (pg, openapi-fetch)", () => {
     expect(r.stderr).not.toMatch(/\n\s+at /); // a message, not a stack
   });
 
-  it("the testing kit without openapi-fetch says which package to add", async () => {
+  it("the testing kit without openapi-fetch loads, and starting a kernel says which package to add", async () => {
+    const kit = JSON.stringify(TESTING);
     const r = await node(
-      ["--input-type=module", "-e", `await import(${JSON.stringify(TESTING)})`],
+      [
+        "--input-type=module",
+        "-e",
+        `const kit = await import(${kit}); console.log(typeof kit.eventually); await kit.startKernel();`,
+      ],
       ["openapi-fetch"],
     );
+    expect(r.stdout).toBe("function\n");
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(
       "@commonly/cap-kernel/testing (its admin client) needs openapi-fetch, an optional peer dependency",
     );
     expect(r.stderr).toContain("npm install --save-dev openapi-fetch@^0.17.0");
+  });
+});
+
+describe("the testing kit from CommonJS", () => {
+  it("can be required (no top-level await): its optional peers load where they are used", async () => {
+    const r = await node(["-e", `console.log(typeof require(${JSON.stringify(TESTING)}).startKernel)`], []);
+    expect([r.code, r.stdout]).toEqual([0, "function\n"]);
   });
 });
