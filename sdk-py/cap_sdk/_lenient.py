@@ -66,8 +66,14 @@ def read_event_list(operation: str, data: Any) -> Dict[str, Any]:
     return {"events": out}
 
 
-def read_ack(data: Any) -> Dict[str, Any]:
-    """`{ok: true}` (CAP), `{success: true}` (production) or an empty body: the ack was taken."""
+def read_ack(operation: str, data: Any) -> Dict[str, Any]:
+    """`{ok: true}` (CAP), `{success: true}` (production) or an empty body: the ack was taken. `ok: false`
+    or `success: false`, or JSON that is not an object, says nothing the driver can rely on: not acked."""
+    if data is None:
+        return {"ok": True}
+    raw = _body(operation, data)
+    if raw.get("ok") is False or raw.get("success") is False:
+        raise _invalid(operation, "`ok: false` with a 2xx status")
     return {"ok": True}
 
 

@@ -111,8 +111,9 @@ class CapClient:
     def ack(self, event_id: str, result: Optional[AckResult] = None, **call: Any) -> Dict[str, Any]:
         """`POST /events/{id}/ack`: mark an event handled, optionally saying how. Idempotent (retried)."""
         body = {"result": result} if result else {}
-        self._call("POST /events/{id}/ack", "POST", f"/events/{_seg(event_id)}/ack", body=body, idempotent=True, **call)
-        return read.read_ack(None)
+        op = "POST /events/{id}/ack"
+        answer = self._call(op, "POST", f"/events/{_seg(event_id)}/ack", body=body, idempotent=True, **call)
+        return read.read_ack(op, answer.data)
 
     def ack_many(self, acks: Sequence[BatchAckItem], **call: Any) -> BatchAckResponse:
         """`POST /events/ack` (feature `batch-ack`): settle 1–100 acks in one request, each as a single

@@ -4,11 +4,13 @@ Long-poll with a fallback to interval polling; a handled-ids store so redeliveri
 running the handler; acks with an outcome (batched with `POST /events/ack` where the kernel offers
 `batch-ack`); renewal of every held event's lease; on a handler failure the ADR-005 retry circuit, with
 the event released for the circuit's delay where the kernel offers `release`; poll backoff that never
-gives up except on three consecutive 401/403; a graceful stop on SIGINT/SIGTERM. It prints nothing
-(hooks report everything) and never acks an event whose handler did not finish.
+gives up except on three consecutive 401/403, and the same backoff before the next poll after a batch
+whose acks failed or whose events the kernel had already acked (so no answer, however wrong, makes it
+spin); a graceful stop on SIGINT/SIGTERM. It prints nothing (hooks report everything) and never acks an
+event whose handler did not finish.
 Mirrors sdk-ts/src/driver.ts; threads, not asyncio (README § Why threads). Acks and releases are in
 `_settle.py`, lease renewal in `_leases.py`, one handler turn in `_turn.py`, stopping in `stop.py`; what is
-left is the loop, one idea (a little over 400 lines, a tenth of them run_driver's reference docstring).
+left is the loop, one idea (about 450 lines, a tenth of them run_driver's reference docstring).
 """
 from __future__ import annotations
 
@@ -20,11 +22,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Dict, List, Mapping, Optional, Union
 
+from ._backoff import Backoff
 from ._fingerprint import stable_jitter
 from ._leases import LeaseKeeper
 from ._settle import Settler
 from ._turn import HandlerContext, run_turn
-from .circuit import CIRCUIT_CEILING, RetryCircuit, classify_failure
+from .circuit import RetryCircuit, classify_failure
 from .errors import CapHttpError, CapSdkError
 from .stop import StopSignal, follow, on_stop_signals
 from .stores import HandledStore, MemoryHandledStore
@@ -34,7 +37,10 @@ Hook = Callable[[Dict[str, Any]], None]
 
 #: A long-poll answered empty faster than this (or a quarter of the wait) did not wait.
 FAST_EMPTY = 1.0
-_HOOKS = ("on_event", "on_ack", "on_error", "on_circuit", "on_poll_error", "on_renew", "on_lease_lost", "on_poll_mode", "on_release")
+_HOOKS = (
+    "on_event", "on_ack", "on_error", "on_circuit", "on_poll_error", "on_backoff", "on_renew", "on_lease_lost",
+    "on_poll_mode", "on_release",
+)
 
 
 @dataclass
@@ -84,8 +90,8 @@ def run_driver(
     once, a plain Event within 0.1 s).
     `handle_signals`: on the main thread, SIGINT/SIGTERM set `stop` (a second SIGINT raises
     KeyboardInterrupt). `limit` events per poll (capped by `/info`), `wait_seconds` long-poll wait
-    (0: interval polling every `poll_interval` seconds, also the base of poll backoff and of the circuit's
-    runtime steps), `store` the handled-ids store (default `MemoryHandledStore()`), `renew_at` the
+    (0: interval polling every `poll_interval` seconds, also the base of the poll and ack backoffs and of the
+    circuit's runtime steps), `store` the handled-ids store (default `MemoryHandledStore()`), `renew_at` the
     fraction of the lease after which held events are renewed, `lease_seconds` the lease to assume when
     neither `/info` nor `leaseExpiresAt` says, `shutdown_timeout` how long a running handler may finish
     after a stop before it is released, `agent_key` the seed of the stable 0–20 % delay offset (default
@@ -94,7 +100,11 @@ def run_driver(
     Hooks (each called with one dict; a hook that raises is ignored): `on_event` (the event),
     `on_ack` {event, result, duplicate}, `on_error` {stage: handler|ack|renew|release|info|store, error,
     event?, failure_class?}, `on_circuit` {failure_class, consecutive, open, delay, event_id},
-    `on_poll_error` {error, consecutive, delay}, `on_renew` {event, lease_expires_at},
+    `on_poll_error` {error, consecutive, delay}, `on_backoff` {reason, consecutive, delay} (a batch could
+    not be settled — acks failed other than `event_not_found`, or were answered with something the driver
+    cannot act on, or the poll delivered again events whose acks the kernel had confirmed — so the next poll
+    waits `delay`: `poll_interval` doubling up to 15 minutes, never less than a `Retry-After`),
+    `on_renew` {event, lease_expires_at},
     `on_lease_lost` {event, error}, `on_poll_mode` {mode: long-poll|interval, reason},
     `on_release` {event, delay_seconds, reason}.
     """
@@ -131,7 +141,9 @@ class _DriverLoop:
         self.info_settled = False
         self.features: set = set()
         self.fast_empties = 0
-        self.poll_failures = 0
+        self.poll_backoff = Backoff(interval, self.jitter)
+        #: Before the next poll, after batches the kernel's answers would not let the driver settle.
+        self.ack_backoff = Backoff(interval, self.jitter)
         self.auth_failures = 0
         self.renew_supported = True
         self.poll_id: Optional[str] = None
@@ -181,9 +193,26 @@ class _DriverLoop:
                 if self.wait == 0:
                     self.sleep(self.interval)
                 continue
+            # A kernel never delivers an event again once it answered 200 to its ack (CAP-ACK-4).
+            back = sum(1 for e in events if self.settler.settled(e["id"]))
             delay = self._run_batch(events)
-            self.sleep(delay)
+            self.sleep(max(delay, self._trouble_delay(back)))
         return self.summary
+
+    def _trouble_delay(self, back: int) -> float:
+        """The backoff before the next poll when the batch could not be settled — acks failed, or the poll
+        handed back `back` events whose acks the kernel had confirmed — else 0 (and the backoff starts over).
+        Without it a kernel that refuses acks, or forgets them, would be polled as fast as it answers."""
+        trouble = self.settler.take_trouble()
+        again = f"the kernel delivered again {back} event(s) it had confirmed acked" if back else ""
+        reason = "; ".join(r for r in (trouble[0] if trouble else "", again) if r)
+        if not reason:
+            self.ack_backoff.reset()
+            return 0.0
+        delay = self.ack_backoff.next(trouble[1] if trouble else 0.0)
+        if not self.stop.is_set():
+            self.emit("on_backoff", {"reason": reason, "consecutive": self.ack_backoff.failures, "delay": delay})
+        return delay
 
     def _load_info(self) -> None:
         try:
@@ -238,16 +267,15 @@ class _DriverLoop:
                 self.features.discard("poll-replay")
                 self.poll_id = None
             # A lost answer keeps its poll id: the next poll replays the deliveries it claimed.
-            self.poll_failures += 1
-            base = min(self.interval * 2 ** (self.poll_failures - 1), CIRCUIT_CEILING)
-            delay = round(base * 1000 * (1 + self.jitter)) / 1000
-            if isinstance(err, CapHttpError) and err.retry_after is not None:
-                delay = max(delay, min(err.retry_after, CIRCUIT_CEILING))
-            self.emit("on_poll_error", {"error": err, "consecutive": self.auth_failures if auth else self.poll_failures, "delay": delay})
+            # Never sooner than the kernel asked (CAP-DRV-12): a Retry-After longer than the backoff wins.
+            retry_after = err.retry_after if isinstance(err, CapHttpError) and err.retry_after is not None else 0.0
+            delay = self.poll_backoff.next(min(retry_after, self.poll_backoff.ceiling))
+            consecutive = self.auth_failures if auth else self.poll_backoff.failures
+            self.emit("on_poll_error", {"error": err, "consecutive": consecutive, "delay": delay})
             self.sleep(delay)
             return None
         self.poll_id = None
-        self.poll_failures = 0
+        self.poll_backoff.reset()
         self.auth_failures = 0
         events = answer["events"]
         self._detect_ignored_wait(len(events), time.monotonic() - started)

@@ -163,7 +163,7 @@ export class CapClient {
       }),
     );
     await this.#check(op, "AckResponse", data);
-    return { ok: true };
+    return read.readAck(op, data);
   }
 
   /**

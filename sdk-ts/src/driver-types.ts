@@ -107,6 +107,13 @@ export interface DriverHooks {
   onCircuit?(info: CircuitDecision & { eventId: string }): void;
   /** A poll failed; the next one waits `delayMs`. `consecutive` 401/403 answers stop the driver at 3. */
   onPollError?(info: { error: unknown; consecutive: number; delayMs: number }): void;
+  /**
+   * A batch could not be settled — its acks failed (other than `event_not_found`) or were answered
+   * with something the driver cannot act on, or the poll delivered again events whose acks the kernel
+   * had confirmed — so the next poll waits `delayMs`: the poll interval, doubling with each such
+   * batch in a row up to 15 minutes, plus the agent's stable offset, never less than a `Retry-After`.
+   */
+  onBackoff?(info: { reason: string; consecutive: number; delayMs: number }): void;
   /** The lease of a held event (running, or fetched and waiting) was renewed. */
   onRenew?(info: { event: Event; leaseExpiresAt: string }): void;
   /**
@@ -130,7 +137,7 @@ export interface DriverOptions extends DriverHooks {
   limit?: number;
   /** Long-poll wait (default 20 s, capped by `/info` `maxWaitSeconds`; 0 for interval polling). */
   waitSeconds?: number;
-  /** Interval polling period, and the base of poll backoff and the runtime retry steps (default 5000 ms). */
+  /** Interval polling period, and the base of the poll and ack backoffs and the runtime retry steps (default 5000 ms). */
   pollIntervalMs?: number;
   /** Handlers running at once (default 1); events of one pod never run concurrently. */
   concurrency?: number;

@@ -5,7 +5,9 @@
  * the fetched ones still waiting), a handled-ids store so redeliveries are re-acked without running
  * the handler, the ADR-005 retry circuit after handler failures (the failed event released to come
  * back when the probe is due), batch acks where the kernel has them, poll backoff that never gives
- * up except on three consecutive 401/403, and a graceful stop that releases what it did not start.
+ * up except on three consecutive 401/403, the same backoff before the next poll after a batch whose
+ * acks failed or whose events the kernel had already acked (so no answer, however wrong, makes it
+ * spin), and a graceful stop that releases what it did not start.
  * It prints nothing (hooks report everything) and never acks an event whose handler did not finish.
  */
 
@@ -14,6 +16,7 @@ import { CapHttpError, type CapSdkError } from "./errors.js";
 import type { Feature } from "./generated/constants.js";
 import { type HandledStore, MemoryHandledStore } from "./handled-store.js";
 import { type Clock, realClock, realSleep, type Sleep, stableJitter } from "./internal/client/time.js";
+import { Backoff } from "./internal/driver/backoff.js";
 import { classifyFailure, RetryCircuit } from "./internal/driver/circuit.js";
 import { LeaseSet } from "./internal/driver/lease.js";
 import { Poller } from "./internal/driver/poller.js";
@@ -45,6 +48,8 @@ class DriverLoop {
   readonly #jitter: number;
   readonly #interval: number;
   readonly #circuit: RetryCircuit;
+  /** Before the next poll, after batches the kernel's answers would not let the driver settle. */
+  readonly #backoff: Backoff;
   readonly #summary: DriverSummary = {
     polls: 0,
     handled: 0,
@@ -71,6 +76,7 @@ class DriverLoop {
     this.#jitter = stableJitter(options.agentKey ?? options.client.fingerprint);
     this.#interval = options.pollIntervalMs ?? 5000;
     this.#circuit = new RetryCircuit(this.#interval, this.#jitter);
+    this.#backoff = new Backoff(this.#interval, this.#jitter);
     this.#poller = new Poller(
       {
         client: options.client,
@@ -139,11 +145,33 @@ class DriverLoop {
         if (this.#poller.wait === 0) await this.#sleep(this.#interval, this.#stop);
         continue;
       }
+      // A kernel never delivers an event again once it answered 200 to its ack (CAP-ACK-4).
+      const back = events.filter((e) => this.#settler.settled(e.id)).length;
       const delay = await this.#runBatch(events);
       // Every ack of this batch is out before the next poll: none waits on a poll or a circuit.
       await this.#settler.drain();
-      if (delay > 0) await this.#sleep(delay, this.#stop);
+      const pause = Math.max(delay, this.#troubleDelay(back));
+      if (pause > 0) await this.#sleep(pause, this.#stop);
     }
+  }
+
+  /**
+   * The backoff before the next poll when the batch could not be settled — acks failed, or the poll
+   * handed back `back` events whose acks the kernel had confirmed — else 0 (and the backoff starts
+   * over). Without it a kernel that refuses acks, or forgets them, would be polled as fast as it answers.
+   */
+  #troubleDelay(back: number): number {
+    const trouble = this.#settler.takeTrouble();
+    const again = back > 0 ? `the kernel delivered again ${back} event(s) it had confirmed acked` : "";
+    const reason = [trouble?.reason, again].filter(Boolean).join("; ");
+    if (!reason) {
+      this.#backoff.reset();
+      return 0;
+    }
+    const delayMs = this.#backoff.next(trouble?.retryAfterMs ?? 0);
+    if (!this.#stop.aborted)
+      this.#emit("onBackoff", { reason, consecutive: this.#backoff.failures, delayMs });
+    return delayMs;
   }
 
   async #loadInfo(): Promise<void> {

@@ -7,6 +7,7 @@
  */
 import { CapSdkError } from "../../errors.js";
 import type {
+  AckResponse,
   BatchAckResponse,
   DecisionResponse,
   Event,
@@ -79,6 +80,17 @@ export function readPosted(operation: string, data: unknown): { id: string; crea
   if (id === undefined) throw invalid(operation, "no message id");
   const createdAt = raw.createdAt ?? message.createdAt;
   return { id, createdAt: typeof createdAt === "string" ? createdAt : "" };
+}
+
+/**
+ * `{ok: true}` (CAP), `{success: true}` (production) or no body: the ack was taken. `ok: false` or
+ * `success: false`, or JSON that is not an object, says nothing the driver can rely on: not acked.
+ */
+export function readAck(operation: string, data: unknown): AckResponse {
+  if (data === undefined || data === null) return { ok: true };
+  const raw = body(operation, data);
+  if (raw.ok === false || raw.success === false) throw invalid(operation, "`ok: false` with a 2xx status");
+  return { ok: true };
 }
 
 export function readRenew(operation: string, data: unknown): RenewResponse {

@@ -13,7 +13,7 @@ import { CapHttpError, CapSdkError } from "../../errors.js";
 import type { Event } from "../../types.js";
 import { newPollId } from "../client/ids.js";
 import type { Clock, Sleep } from "../client/time.js";
-import { CIRCUIT_CEILING_MS } from "./circuit.js";
+import { Backoff } from "./backoff.js";
 
 /** A long-poll answered empty faster than this (or a quarter of the wait) did not wait. */
 const FAST_EMPTY_MS = 1000;
@@ -38,13 +38,14 @@ export class Poller {
   wait: number;
   readonly #o: PollerOptions;
   #fastEmpties = 0;
-  #pollFailures = 0;
+  readonly #backoff: Backoff;
   #authFailures = 0;
   /** The id of the poll being tried; kept across failed tries, replaced after an answer. */
   #pollId: string | undefined;
 
   constructor(options: PollerOptions, limit: number, wait: number) {
     this.#o = options;
+    this.#backoff = new Backoff(options.interval, options.jitter);
     this.limit = limit;
     this.wait = wait;
   }
@@ -65,7 +66,7 @@ export class Poller {
         { signal: this.#o.stop, retries: 0 },
       );
       this.#pollId = undefined;
-      this.#pollFailures = 0;
+      this.#backoff.reset();
       this.#authFailures = 0;
       this.#detectIgnoredWait(events.length, this.#o.clock() - started);
       return events;
@@ -90,17 +91,15 @@ export class Poller {
           reason: `the kernel rejected waitSeconds (${error.code})`,
         });
       }
-      this.#pollFailures++;
-      const base = Math.min(this.#o.interval * 2 ** (this.#pollFailures - 1), CIRCUIT_CEILING_MS);
       // Never sooner than the kernel asked (CAP-DRV-12): a Retry-After longer than the backoff wins.
       const retryAfterMs =
         error instanceof CapHttpError && error.retryAfterSeconds !== undefined
           ? error.retryAfterSeconds * 1000
           : 0;
-      const delayMs = Math.max(Math.round(base * (1 + this.#o.jitter)), retryAfterMs);
+      const delayMs = this.#backoff.next(retryAfterMs);
       this.#o.onPollError({
         error,
-        consecutive: auth ? this.#authFailures : this.#pollFailures,
+        consecutive: auth ? this.#authFailures : this.#backoff.failures,
         delayMs,
       });
       await this.#o.sleep(delayMs, this.#o.stop);

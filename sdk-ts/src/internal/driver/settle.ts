@@ -4,6 +4,10 @@
  * the kernel advertises `release`; otherwise the lease is left to lapse, as before the verb
  * existed). It reports every outcome through the callbacks and never throws. It never acks an
  * event by itself: only what the driver hands it, after the handler finished.
+ * It also remembers, for the driver's backoff, what went wrong since the driver last asked
+ * (`takeTrouble`: acks refused, or answered with something it cannot act on) and which events this
+ * run settled (`settled`: the kernel confirmed the ack, or answered that the event is gone), so an
+ * acked event that comes back shows a kernel that does not keep its acks.
  */
 import type { CapClient } from "../../client.js";
 import { CapHttpError } from "../../errors.js";
@@ -14,6 +18,21 @@ export interface SettlerHooks {
   onAck(ack: PendingAck): void;
   onError(stage: "ack" | "release", error: unknown, event: Event): void;
   onRelease(info: { event: Event; delaySeconds: number; reason: string; status: "pending" | "failed" }): void;
+}
+
+/** What went wrong settling the last batch: the driver backs off before its next poll. */
+export interface Trouble {
+  reason: string;
+  /** The longest `Retry-After` among the failures, in ms (0 without one). */
+  retryAfterMs: number;
+}
+
+/** How many settled ids to remember: more than a batch (at most 50) several times over. */
+const SETTLED_IDS = 1000;
+
+/** The kernel says the event is no longer this driver's to ack: it is settled as far as the driver goes. */
+function gone(error: unknown): boolean {
+  return error instanceof CapHttpError && (error.code === "event_not_found" || error.code === "lease_lost");
 }
 
 /** CAP bounds of a release. */
@@ -43,6 +62,10 @@ export class Settler {
   readonly #client: CapClient;
   readonly #hooks: SettlerHooks;
   readonly #queue: AckQueue;
+  /** Insertion-ordered, so the oldest id is evicted first. */
+  readonly #settled = new Set<string>();
+  #failures = 0;
+  #trouble: Trouble | undefined;
 
   constructor(client: CapClient, hooks: SettlerHooks) {
     this.#client = client;
@@ -58,10 +81,54 @@ export class Settler {
     }
     try {
       await this.#client.ack(event.id, result);
-      this.#hooks.onAck({ event, result, duplicate });
+      this.#acked({ event, result, duplicate });
     } catch (error) {
-      this.#hooks.onError("ack", error, event);
+      this.#failed(error, event);
     }
+  }
+
+  /** Whether this run settled event `id` (the kernel confirmed its ack, or said it is gone). */
+  settled(id: string): boolean {
+    return this.#settled.has(id);
+  }
+
+  /** What went wrong settling since the last call, then forgets it; `undefined` when nothing did. */
+  takeTrouble(): Trouble | undefined {
+    const trouble = this.#trouble;
+    if (trouble && this.#failures > 1)
+      trouble.reason = `${this.#failures} acks failed, the first: ${trouble.reason}`;
+    this.#trouble = undefined;
+    this.#failures = 0;
+    return trouble;
+  }
+
+  #remember(id: string): void {
+    this.#settled.delete(id);
+    this.#settled.add(id);
+    if (this.#settled.size > SETTLED_IDS) this.#settled.delete(this.#settled.values().next().value!);
+  }
+
+  #acked(ack: PendingAck): void {
+    this.#remember(ack.event.id);
+    this.#hooks.onAck(ack);
+  }
+
+  /** An ack that did not go through: reported, and counted as trouble unless the event is gone. */
+  #failed(error: unknown, event: Event): void {
+    if (gone(error)) this.#remember(event.id);
+    else {
+      this.#failures++;
+      const retryAfterMs =
+        error instanceof CapHttpError && error.retryAfterSeconds !== undefined
+          ? error.retryAfterSeconds * 1000
+          : 0;
+      const message = error instanceof Error ? error.message : String(error);
+      this.#trouble = {
+        reason: this.#trouble?.reason ?? `ack of ${event.id} failed: ${message}`,
+        retryAfterMs: Math.max(this.#trouble?.retryAfterMs ?? 0, retryAfterMs),
+      };
+    }
+    this.#hooks.onError("ack", error, event);
   }
 
   /** Resolves once every queued ack has been sent or its failure reported. */
@@ -100,10 +167,9 @@ export class Settler {
       );
       results.forEach((r, i) => {
         const ack = batch[i]!;
-        if (r.ok) this.#hooks.onAck(ack);
+        if (r.ok) this.#acked(ack);
         else
-          this.#hooks.onError(
-            "ack",
+          this.#failed(
             new CapHttpError({
               status: 200,
               code: r.code,
@@ -115,7 +181,7 @@ export class Settler {
           );
       });
     } catch (error) {
-      for (const ack of batch) this.#hooks.onError("ack", error, ack.event);
+      for (const ack of batch) this.#failed(error, ack.event);
     }
   }
 }
