@@ -108,16 +108,17 @@ def read_release(data: Any) -> Dict[str, Any]:
 
 
 def read_ack_many(operation: str, data: Any, ids: list) -> Dict[str, Any]:
-    """`{results: [{id, ok, code?}]}` in request order; a result without an id takes the request's."""
+    """`{results: [{id, ok, code?}]}` in request order; a result without an id takes the request's. One
+    result per id sent, each for that id: anything else cannot be matched to the acks and is invalid."""
     raw = _body(operation, data)
     results = raw.get("results")
     if not isinstance(results, list) or len(results) != len(ids):
         raise _invalid(operation, f"no `results` array of {len(ids)} items")
     out = []
     for i, item in enumerate(results):
-        if not isinstance(item, dict):
-            raise _invalid(operation, f"results[{i}] that is not an object")
-        entry = {**item, "id": _id_of(item) or ids[i], "ok": item.get("ok") is True}
+        if not isinstance(item, dict) or (_id_of(item) or ids[i]) != ids[i]:
+            raise _invalid(operation, f"results[{i}] that is not the result for {ids[i]}")
+        entry = {**item, "id": ids[i], "ok": item.get("ok") is True}
         out.append(entry)
     return {**raw, "results": out}
 

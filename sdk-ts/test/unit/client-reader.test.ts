@@ -146,6 +146,39 @@ describe("CapClient lenient reader", () => {
       /results\[0\] that is not the result for a/,
     ],
     [
+      "the spec's batch-ack example for other ids (what Prism answered)",
+      (c) => c.ackMany([{ id: "a" }, { id: "b" }]),
+      json(200, {
+        results: [
+          { id: "evt_01JH7Z9QK3W5Y2", ok: true },
+          { id: "evt_01JH7Z9QK3W5Y3", ok: false, code: "event_not_found" },
+        ],
+      }),
+      "invalid_response",
+      /results\[0\] that is not the result for a/,
+    ],
+    [
+      "an ack answered 200 {ok: false}",
+      (c) => c.ack("e"),
+      json(200, { ok: false }),
+      "invalid_response",
+      /ok: false/,
+    ],
+    [
+      "an ack answered 200 {success: false}",
+      (c) => c.ack("e"),
+      json(200, { success: false }),
+      "invalid_response",
+      /ok: false/,
+    ],
+    [
+      "an ack answered 200 with a JSON array",
+      (c) => c.ack("e"),
+      json(200, [1, 2]),
+      "invalid_response",
+      /not a JSON object/,
+    ],
+    [
       "a renew without leaseExpiresAt",
       (c) => c.renew("e", 1),
       json(200, { ok: true }),
