@@ -131,12 +131,7 @@ export async function runDriverSuite({
       ? [...selection.filter((s) => !s.check.revokes), ...selection.filter((s) => s.check.revokes)]
       : selection;
     const probe = await world.createAgent("probe", [await world.createPod("probe")]);
-    const answer = await world.app.inject({
-      method: "GET",
-      url: "/api/agents/runtime/info",
-      headers: { authorization: `Bearer ${probe.token}` },
-    });
-    const info = answer.statusCode === 200 ? (answer.json() as Record<string, unknown>) : null;
+    const info = await world.info(probe.token);
     const advertised = Array.isArray(info?.features) ? (info.features as string[]) : [];
     const target: RunReport["target"] = {
       urls: [proxy.url],

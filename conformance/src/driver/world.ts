@@ -7,6 +7,7 @@
  * driver; the proxy does.
  */
 import type { Kernel, KernelApp } from "@commonly/cap-kernel";
+import { CAP_BASE_PATH } from "@commonly/cap-spec/constants";
 import { loadReferenceKernel } from "./reference-kernel.js";
 
 export interface Human {
@@ -61,7 +62,7 @@ const caller = (h: Human) => ({
 export class World {
   private agents = 0;
   private constructor(
-    readonly app: KernelApp,
+    private readonly app: KernelApp,
     readonly url: string,
     readonly human: Human,
     readonly runId: string,
@@ -90,8 +91,20 @@ export class World {
     await this.app.kernel.close();
   }
 
-  get kernel(): Kernel {
+  // Private, like `app`: the suite's published declarations must not name the kernel's types, since the
+  // kernel is an optional peer a `run`-only install does not have.
+  private get kernel(): Kernel {
     return this.app.kernel;
+  }
+
+  /** What the kernel's `GET /info` answers `token` (null unless 200), asked in-process. */
+  async info(token: string): Promise<Record<string, unknown> | null> {
+    const answer = await this.app.inject({
+      method: "GET",
+      url: `${CAP_BASE_PATH}/info`,
+      headers: { authorization: `Bearer ${token}` },
+    });
+    return answer.statusCode === 200 ? (answer.json() as Record<string, unknown>) : null;
   }
 
   async createPod(label: string): Promise<Pod> {
