@@ -1,7 +1,9 @@
 /**
  * A fixture agent as a CAP client: one method per CAP operation, each returning the raw answer (status,
  * parsed body, exchange) so checks can judge it. No method throws on an HTTP status — deciding what a
- * status means is the check's job. `bare` sends any request with this agent's token.
+ * status means is the check's job. `bare` sends any request with this agent's token. `demands` says, per
+ * operation, which requirement defines its successful answer and what that answer is: what a check holds
+ * an operation to when it only relies on it as a step.
  */
 import { CAP_BASE_PATH } from "@commonly/cap-spec/constants";
 import type { FixtureAgent } from "./config/fixture.js";
@@ -24,6 +26,76 @@ export interface WireEvent {
   leaseExpiresAt?: string;
   [k: string]: unknown;
 }
+
+/**
+ * What the requirement that defines a CAP operation demands of its successful answer. A check that relies
+ * on the operation as a step (`CheckContext.setupAnswer`) holds the answer to this and, when it falls
+ * short, names this requirement — not one of its own.
+ */
+export interface Demand {
+  requirement: string;
+  status: number;
+  /** What the parsed body must be, beyond the status. */
+  body?: (body: unknown) => boolean;
+  /** The wanted answer as a failure shows it: `HTTP 201 {id, createdAt}`. */
+  shows: string;
+}
+
+const field = (body: unknown, key: string): unknown =>
+  body && typeof body === "object" ? (body as Record<string, unknown>)[key] : undefined;
+const written = (b: unknown) => field(b, "ok") === true && field(b, "schemaVersion") === 2;
+
+export const demands = {
+  post: {
+    requirement: "CAP-MSG-1",
+    status: 201,
+    body: (b) => typeof field(b, "id") === "string" && field(b, "id") !== "",
+    shows: "HTTP 201 {id, createdAt}",
+  },
+  poll: {
+    requirement: "CAP-EVT-1",
+    status: 200,
+    body: (b) => Array.isArray(field(b, "events")),
+    shows: "HTTP 200 {events: [...]}",
+  },
+  ack: {
+    requirement: "CAP-ACK-1",
+    status: 200,
+    body: (b) => field(b, "ok") === true,
+    shows: 'HTTP 200 {"ok": true}',
+  },
+  getMemory: {
+    requirement: "CAP-MEM-1",
+    status: 200,
+    body: (b) => typeof field(b, "sections") === "object" && field(b, "sections") !== null,
+    shows: "HTTP 200 {content, sections, schemaVersion: 2}",
+  },
+  putMemory: {
+    requirement: "CAP-MEM-8",
+    status: 200,
+    body: written,
+    shows: 'HTTP 200 {"ok": true, "schemaVersion": 2}',
+  },
+  sync: {
+    requirement: "CAP-MEM-14",
+    status: 200,
+    body: written,
+    shows: 'HTTP 200 {"ok": true, "schemaVersion": 2, …}',
+  },
+  read: {
+    requirement: "CAP-READ-1",
+    status: 200,
+    body: (b) => Array.isArray(field(b, "messages")),
+    shows: "HTTP 200 {messages: [...]}",
+  },
+  decide: {
+    requirement: "CAP-DEC-1",
+    status: 201,
+    body: (b) => typeof field(b, "id") === "string" && typeof field(b, "messageId") === "string",
+    shows: "HTTP 201 {id, messageId, createdAt}",
+  },
+  info: { requirement: "CAP-INFO-1", status: 200, shows: "HTTP 200 {protocol, version, …}" },
+} satisfies Record<string, Demand>;
 
 export type Query = Record<string, string | number | undefined>;
 type Extra = Partial<Omit<RequestSpec, "method" | "path" | "as">>;

@@ -1,10 +1,13 @@
 /**
  * What a running check sees: the cast of fixture agents (as typed CAP clients), the kernel's timing,
  * fresh nonces, canary URLs, and assertions that record a failure naming one requirement id. `expect`
- * records and carries on; `assert` records and stops the check. A check may only name requirement ids it
- * declares in `verifies` — the runner treats anything else as a harness bug.
+ * records and carries on; `assert` records and stops the check. A check may only blame requirement ids it
+ * declares in `verifies` — the runner treats anything else as a harness bug. The one exception is `setup`:
+ * a step the check relies on but does not verify (a post to have a message) is judged under the
+ * requirement that defines that step's answer, so a broken post is reported as CAP-MSG-1, never as the
+ * requirement the check was about to verify.
  */
-import { AgentApi, type Role } from "./agents.js";
+import { AgentApi, type Demand, type Role } from "./agents.js";
 import type { Canary } from "./canary.js";
 import type { Cast } from "./config/fixture.js";
 import type { Settings } from "./config/settings.js";
@@ -22,6 +25,11 @@ export interface Failure {
   exchange?: Exchange;
   /** The exchanges behind a failure that is about a sequence (the driver suite's wire log). */
   wire?: Exchange[];
+  /**
+   * Set when the failure showed in a step the check relies on but does not verify (`CheckContext.setup`):
+   * the step, as a phrase ("posting a thread root"). The requirement is the one that defines the step.
+   */
+  setup?: string;
 }
 
 export interface Detail {
@@ -34,6 +42,13 @@ export interface Detail {
 /** Thrown by `assert`/`fail` after recording: stops the check, the failure is already on record. */
 export class CheckFailed extends Error {
   override name = "CheckFailed";
+}
+/**
+ * Thrown by `setup` after recording: a step the check relies on got an answer it cannot go on with. A
+ * kind of CheckFailed, so the check counts as stopped early and its own requirements stay unverified.
+ */
+export class SetupFailed extends CheckFailed {
+  override name = "SetupFailed";
 }
 /** Thrown when something the check needs could not be done (the run is then "incomplete"). */
 export class CheckIncomplete extends Error {
@@ -145,7 +160,11 @@ export class CheckContext {
   expect(requirement: string, ok: boolean, detail: Detail): boolean {
     if (!this.check.verifies.includes(requirement))
       throw new Error(`check ${this.check.id} names ${requirement}, which it does not declare in verifies`);
-    if (ok) return true;
+    if (!ok) this.failures.push(this.failure(requirement, detail));
+    return ok;
+  }
+
+  private failure(requirement: string, detail: Detail): Failure {
     const given =
       detail.exchange && "exchange" in detail.exchange ? detail.exchange.exchange : detail.exchange;
     const exchange = given ?? this.subject;
@@ -155,8 +174,75 @@ export class CheckContext {
     if (expected !== undefined) f.expected = expected;
     if (actual !== undefined) f.actual = actual;
     if (exchange) f.exchange = exchange;
-    this.failures.push(f);
-    return false;
+    return f;
+  }
+
+  /**
+   * Judge a step the check relies on but does not verify — a post to have a message, a memory write to
+   * have memory, a poll to find an event — under `requirement`, the one that defines the step's answer
+   * (CAP-MSG-1 for a post). Unless `ok`, the failure names that requirement with `setup: step`, and the
+   * check stops: it never got to judge its own requirements, so it blames none of them. When the check
+   * itself verifies `requirement`, this is a plain `assert`. The requirement must be in the manifest (the
+   * runner reports an unknown id as a harness error).
+   */
+  setup(requirement: string, step: string, ok: boolean, detail: Omit<Detail, "message">): asserts ok {
+    if (ok) return;
+    if (this.check.verifies.includes(requirement)) this.fail(requirement, { message: step, ...detail });
+    this.failures.push({
+      ...this.failure(requirement, { message: `setup failed: ${step}`, ...detail }),
+      setup: step,
+    });
+    throw new SetupFailed(`setup failed: ${step} (${requirement})`);
+  }
+
+  /**
+   * A setup step whose answer must meet `demand` (what the requirement defining the operation demands:
+   * `demands.post` is CAP-MSG-1's 201 {id, createdAt}). A 429 or 503 — which CAP lets a kernel answer to
+   * any request — means the step could not be done: the check is incomplete, nothing is blamed.
+   */
+  setupAnswer(answer: Answer, demand: Demand, step: string): void {
+    if (answer.status === 429 || answer.status === 503)
+      this.incomplete(
+        `setup failed: ${step} answered HTTP ${answer.status} ${answer.exchange.responseBody.slice(0, 200)}`,
+      );
+    const ok = answer.status === demand.status && (demand.body?.(answer.body) ?? true);
+    this.setup(demand.requirement, step, ok, {
+      expected: demand.shows,
+      actual: `HTTP ${answer.status} ${answer.exchange.responseBody.slice(0, 500)}`,
+      exchange: answer,
+    });
+  }
+
+  /** A setup step that must answer `status`, the status `requirement` demands of it. */
+  setupStatus(requirement: string, answer: Answer, status: number, step: string): void {
+    this.setupAnswer(answer, { requirement, status, shows: `HTTP ${status}` }, step);
+  }
+
+  /**
+   * A request the check verifies the kernel accepts (unknown fields ignored, no version declared, a pod the
+   * agent is installed in) while the exact answer belongs to the operation's own requirement (`demand`:
+   * CAP-MSG-1's 201 for a post). A refusal — a non-2xx answer other than 429 or 503 — fails `requirement`;
+   * an acceptance that falls short of `demand` is a setup failure of the operation's requirement. Returns
+   * whether the request was accepted.
+   */
+  expectAccepted(requirement: string, answer: Answer, message: string, demand: Demand): boolean {
+    const accepted = answer.status >= 200 && answer.status < 300;
+    if (!accepted && answer.status !== 429 && answer.status !== 503) {
+      this.expect(requirement, false, {
+        message,
+        expected: demand.shows,
+        actual: `HTTP ${answer.status} ${answer.exchange.responseBody.slice(0, 500)}`,
+        exchange: answer,
+      });
+      return false;
+    }
+    this.setupAnswer(answer, demand, message);
+    return true;
+  }
+
+  /** Like `expectAccepted`, but a refusal stops the check. */
+  assertAccepted(requirement: string, answer: Answer, message: string, demand: Demand): void {
+    if (!this.expectAccepted(requirement, answer, message, demand)) throw new CheckFailed(message);
   }
 
   /** Like `expect`, but stops the check when the condition does not hold. */

@@ -3,10 +3,13 @@
  * that carries a fresh nonce — through the protocol (another agent of the shared pod posts a message
  * mentioning it) or through `--trigger-cmd`. `collect` polls to a deadline for the events a check is
  * about and acks everything else (leftovers of earlier checks or runs), so checks never see each other's
- * events. Nothing here judges the kernel; checks do.
+ * events. Nothing here judges the behaviour a check is about: these are setup steps, and a kernel answer
+ * they cannot use is reported under the requirement that defines it (a poll's CAP-EVT-1, a post's
+ * CAP-MSG-1), never under the check's own; what CAP cannot reach (a trigger command, the fixture's human)
+ * makes the check incomplete, as "setup failed: …".
  */
 import { spawn } from "node:child_process";
-import type { Role, WireEvent } from "./agents.js";
+import { demands, type Role, type WireEvent } from "./agents.js";
 import type { CheckContext } from "./context.js";
 import { shellQuote } from "./http/curl.js";
 import type { Answer } from "./http/exchange.js";
@@ -14,12 +17,10 @@ import { now, pause, pollInterval } from "./timing.js";
 
 export const carries = (e: WireEvent, nonce: string) => JSON.stringify(e).includes(nonce);
 
-/** The events of a poll answer, or stop the check as incomplete when the answer is not a poll result. */
+/** The events of a poll answer; an answer that is not a poll result fails the setup step (CAP-EVT-1). */
 export function eventsOf(ctx: CheckContext, answer: Answer<{ events: WireEvent[] }>): WireEvent[] {
-  const events = (answer.body as { events?: unknown } | undefined)?.events;
-  if (answer.status !== 200 || !Array.isArray(events))
-    ctx.incomplete(`poll answered HTTP ${answer.status} ${answer.exchange.responseBody.slice(0, 200)}`);
-  return events as WireEvent[];
+  ctx.setupAnswer(answer, demands.poll, "polling for events");
+  return (answer.body as { events: WireEvent[] }).events;
 }
 
 /**
@@ -34,15 +35,18 @@ export async function trigger(ctx: CheckContext, target: Role, nonce: string): P
     return undefined;
   }
   if (target === "c")
-    ctx.incomplete("no fixture agent shares a pod with agent c; events for c need --trigger-cmd");
+    ctx.incomplete(
+      "setup failed: no fixture agent shares a pod with agent c; events for c need --trigger-cmd",
+    );
   const author = ctx.as(target === "a" ? "b" : "a");
   const link = ctx.canaryUrl("trigger");
   const res = await author.post(ctx.cast.shared, {
     content: `@${agent.name} conformance nonce ${nonce} — see ${link}`,
     metadata: { kind: "conformance", nonce, link, webhookUrl: link },
   });
-  if (res.status !== 201 && res.status !== 200)
-    ctx.incomplete(`trigger: posting a mention of ${agent.name} answered HTTP ${res.status}`);
+  // Only the event matters here, so any 2xx will do; the exact 201 {id, createdAt} is CAP-MSG-1's checks'.
+  const step = `posting a mention of ${agent.name} to make an event`;
+  if (res.status < 200 || res.status >= 300) ctx.setupAnswer(res, demands.post, step);
   const id = (res.body as { id?: unknown } | undefined)?.id;
   return typeof id === "string" ? id : undefined;
 }
@@ -72,7 +76,7 @@ function runTrigger(ctx: CheckContext, cmd: string, target: Role, nonce: string)
       if (code === 0) resolve();
       else
         try {
-          ctx.incomplete(`--trigger-cmd exited with ${code}: ${err.trim().slice(0, 300)}`);
+          ctx.incomplete(`setup failed: --trigger-cmd exited with ${code}: ${err.trim().slice(0, 300)}`);
         } catch (e) {
           reject(e);
         }
@@ -138,7 +142,7 @@ export async function humanPost(
   body: { content: string; replyToMessageId?: string },
 ): Promise<string> {
   const human = ctx.run.settings.fixture.human;
-  if (!human) ctx.incomplete("the fixture has no human (human.token) to post as");
+  if (!human) ctx.incomplete("setup failed: the fixture has no human (human.token) to post as");
   const res = await ctx.send({
     method: "POST",
     path: human.postPath.replace("{podId}", encodeURIComponent(podId)),
@@ -149,7 +153,7 @@ export async function humanPost(
   const id = (res.body as { id?: unknown; message?: { id?: unknown } } | undefined)?.id;
   if (res.status < 200 || res.status >= 300 || typeof id !== "string")
     ctx.incomplete(
-      `posting as the fixture's human answered HTTP ${res.status} ${res.exchange.responseBody.slice(0, 200)}`,
+      `setup failed: posting as the fixture's human (${human.postPath}, outside CAP) answered HTTP ${res.status} ${res.exchange.responseBody.slice(0, 200)}`,
     );
   return id;
 }

@@ -3,6 +3,7 @@
  * registry code, and checks the token before it looks at anything else in the request.
  */
 import { randomBytes } from "node:crypto";
+import { demands } from "../agents.js";
 import { defineCheck } from "../check.js";
 import type { CheckContext } from "../context.js";
 import { capRoutes } from "./support.js";
@@ -163,7 +164,13 @@ export const authChecks = [
           const res = await api.post(pod, {
             content: `conformance: ${api.name} may post here ${ctx.nonce()}`,
           });
-          ctx.expectStatus("CAP-AUTH-4", res, 201, `${api.name} posting into ${pod}, where it is installed`);
+          // A refusal breaks CAP-AUTH-4; an accepted post answered otherwise than 201 is CAP-MSG-1's.
+          ctx.expectAccepted(
+            "CAP-AUTH-4",
+            res,
+            `${api.name} posting into ${pod}, where it is installed`,
+            demands.post,
+          );
         }
       }
     },

@@ -3,9 +3,10 @@
  * CAP does not define, a wrong option count or class, and a thread root outside the pod are rejected.
  */
 import { randomBytes } from "node:crypto";
+import { demands } from "../agents.js";
 import { defineCheck } from "../check.js";
 import type { CheckContext } from "../context.js";
-import { isUtcTimestamp } from "./support.js";
+import { isUtcTimestamp, postId } from "./support.js";
 
 const valid = (ctx: CheckContext) => ({
   podId: ctx.cast.shared,
@@ -81,17 +82,27 @@ export const decisionChecks = [
     verifies: ["CAP-DEC-3"],
     feature: "decisions",
     async run(ctx: CheckContext) {
-      const elsewhere = await ctx.as("c").post(ctx.cast.other, { content: `conformance ${ctx.nonce()}` });
-      const foreign = String((elsewhere.body as { id?: unknown } | undefined)?.id);
+      const foreign = await postId(
+        ctx,
+        "c",
+        ctx.cast.other,
+        { content: `conformance ${ctx.nonce()}` },
+        "posting into the other pod",
+      );
       for (const root of [foreign, `msg_${randomBytes(8).toString("hex")}`]) {
         const res = await ctx.as("a").decide({ ...valid(ctx), threadRootId: root });
         ctx.expectError("CAP-DEC-3", res, 400, "message_not_in_pod", `threadRootId ${root}`);
       }
-      const root = await ctx.as("a").post(ctx.cast.shared, { content: `conformance root ${ctx.nonce()}` });
-      const ok = await ctx
-        .as("a")
-        .decide({ ...valid(ctx), threadRootId: (root.body as { id?: unknown }).id });
-      ctx.expectStatus("CAP-DEC-3", ok, 201, "a threadRootId in the same pod");
+      const root = await postId(
+        ctx,
+        "a",
+        ctx.cast.shared,
+        { content: `conformance root ${ctx.nonce()}` },
+        "posting a thread root",
+      );
+      const ok = await ctx.as("a").decide({ ...valid(ctx), threadRootId: root });
+      // A refusal breaks CAP-DEC-3; an accepted decision answered otherwise is CAP-DEC-1's.
+      ctx.expectAccepted("CAP-DEC-3", ok, "a threadRootId in the same pod", demands.decide);
     },
   }),
 ];

@@ -3,7 +3,7 @@
  * for the agents it mentions), and — for a threaded reply to a decision's question — a wake-up of the
  * asking agent. Humans are outside CAP: these checks post through the fixture's `human`.
  */
-import type { WireEvent } from "../agents.js";
+import { demands, type WireEvent } from "../agents.js";
 import { defineCheck } from "../check.js";
 import type { CheckContext } from "../context.js";
 import { carries, collect, humanPost } from "../queue.js";
@@ -76,9 +76,8 @@ export const humanReplyChecks = [
         question: `Ship it? ${ctx.nonce()}`,
         options: ["yes", "no"],
       });
-      const messageId = (res.body as { messageId?: unknown } | undefined)?.messageId;
-      if (res.status !== 201 || typeof messageId !== "string")
-        ctx.incomplete(`asking a decision answered HTTP ${res.status}`);
+      ctx.setupAnswer(res, demands.decide, "asking a decision");
+      const messageId = (res.body as { messageId: string }).messageId;
       const nonce = ctx.nonce();
       await humanPost(ctx, ctx.cast.shared, { content: `yes ${nonce}`, replyToMessageId: messageId });
       const e = await eventFor(ctx, "a", nonce);

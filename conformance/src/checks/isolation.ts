@@ -5,6 +5,7 @@
  */
 
 import { randomBytes } from "node:crypto";
+import { demands } from "../agents.js";
 import { defineCheck } from "../check.js";
 import type { CheckContext } from "../context.js";
 import { carries, collect, eventsOf, trigger } from "../queue.js";
@@ -139,7 +140,7 @@ export const isolationChecks = [
       const put = await ctx
         .as("a")
         .putMemory({ sections: { shared: { content: `private to a ${nonce}`, visibility: "pod" } } });
-      ctx.assertStatus("CAP-MEM-2", put, 200, "agent a writing its memory");
+      ctx.setupAnswer(put, demands.putMemory, "agent a writing its memory");
       const own = await ctx.as("a").getMemory();
       ctx.expect("CAP-MEM-2", JSON.stringify(own.body ?? "").includes(nonce), {
         message: "agent a does not read back its own memory",

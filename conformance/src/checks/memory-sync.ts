@@ -4,6 +4,7 @@
  * last applied sync — nothing else, and never after a PUT.
  */
 
+import { demands } from "../agents.js";
 import { defineCheck } from "../check.js";
 import type { CheckContext } from "../context.js";
 import { put, readMemory, section, sync } from "./memory-support.js";
@@ -17,19 +18,19 @@ export const memorySyncChecks = [
     verifies: ["CAP-MEM-11"],
     async run(ctx: CheckContext) {
       const n = ctx.nonce();
-      await put(ctx, "CAP-MEM-11", {
+      await put(ctx, {
         sections: {
           soul: { content: n },
           shared: { content: n },
           daily: [{ date: "2026-01-01", content: n }],
         },
       });
-      await sync(ctx, "CAP-MEM-11", {
+      await sync(ctx, {
         sections: { long_term: { content: `only ${n}` } },
         mode: "full",
         sourceRuntime: "conformance",
       });
-      const env = await readMemory(ctx, "CAP-MEM-11");
+      const env = await readMemory(ctx);
       const keys = Object.keys(env.sections).filter(
         (k) => env.sections[k] !== undefined && env.sections[k] !== null,
       );
@@ -54,7 +55,7 @@ export const memorySyncChecks = [
       const n = ctx.nonce();
       const day = (date: string, c: string) => ({ date, content: `${c} ${n}` });
       const rel = (id: string, notes: string) => ({ otherInstanceId: id, notes: `${notes} ${n}` });
-      await put(ctx, "CAP-MEM-12", {
+      await put(ctx, {
         sections: {
           soul: { content: `soul ${n}` },
           shared: { content: `shared ${n}` },
@@ -62,7 +63,7 @@ export const memorySyncChecks = [
           relationships: [rel("x", "x1"), rel("y", "y1")],
         },
       });
-      await sync(ctx, "CAP-MEM-12", {
+      await sync(ctx, {
         mode: "patch",
         sections: {
           soul: { content: `soul2 ${n}` },
@@ -70,7 +71,7 @@ export const memorySyncChecks = [
           relationships: [rel("x", "x2")],
         },
       });
-      const env = await readMemory(ctx, "CAP-MEM-12");
+      const env = await readMemory(ctx);
       const got = {
         soul: section(env, "soul")?.content,
         shared: section(env, "shared")?.content,
@@ -101,21 +102,21 @@ export const memorySyncChecks = [
         mode: "patch",
         sourceRuntime: "conformance",
       };
-      const first = await sync(ctx, "CAP-MEM-14", body);
+      const first = await sync(ctx, body);
       ctx.expect("CAP-MEM-14", !first.deduped, {
         message: "a new sync answered deduped: true",
         actual: first.res.body,
         exchange: first.res,
       });
-      const before = await readMemory(ctx, "CAP-MEM-13");
-      const again = await sync(ctx, "CAP-MEM-13", body);
+      const before = await readMemory(ctx);
+      const again = await sync(ctx, body, { ...demands.sync, requirement: "CAP-MEM-13" });
       ctx.expect("CAP-MEM-13", again.deduped, {
         message: "a repeat of the last sync was not deduped",
         expected: { deduped: true },
         actual: again.res.body,
         exchange: again.res,
       });
-      const after = await readMemory(ctx, "CAP-MEM-13");
+      const after = await readMemory(ctx);
       ctx.expect("CAP-MEM-13", sameJson(before, after), {
         message: "a deduped sync changed memory",
         expected: before,
@@ -137,14 +138,14 @@ export const memorySyncChecks = [
         ["B", B],
         ["A again", A],
       ] as const) {
-        const r = await sync(ctx, "CAP-MEM-14", body);
+        const r = await sync(ctx, body);
         ctx.expect("CAP-MEM-14", !r.deduped, {
           message: `sync ${name} answered deduped: true`,
           actual: r.res.body,
           exchange: r.res,
         });
       }
-      const env = await readMemory(ctx, "CAP-MEM-14");
+      const env = await readMemory(ctx);
       ctx.expect("CAP-MEM-14", section(env, "long_term")?.content === `A ${n}`, {
         message: "the third sync was not applied",
         expected: `A ${n}`,
@@ -159,15 +160,15 @@ export const memorySyncChecks = [
     verifies: ["CAP-MEM-10"],
     async run(ctx: CheckContext) {
       const body = { sections: { shared: { content: `pc ${ctx.nonce()}` } }, mode: "patch" };
-      await sync(ctx, "CAP-MEM-10", body);
-      await put(ctx, "CAP-MEM-10", { sections: { shared: { content: "overwritten by PUT" } } });
-      const r = await sync(ctx, "CAP-MEM-10", body);
+      await sync(ctx, body);
+      await put(ctx, { sections: { shared: { content: "overwritten by PUT" } } });
+      const r = await sync(ctx, body);
       ctx.expect("CAP-MEM-10", !r.deduped, {
         message: "a sync after a PUT was deduped",
         actual: r.res.body,
         exchange: r.res,
       });
-      const env = await readMemory(ctx, "CAP-MEM-10");
+      const env = await readMemory(ctx);
       ctx.expect("CAP-MEM-10", section(env, "shared")?.content === body.sections.shared.content, {
         message: "the sync after a PUT was not applied",
         actual: section(env, "shared")?.content,
@@ -198,7 +199,7 @@ export const memorySyncChecks = [
         ],
       ];
       for (const [what, body, want] of steps) {
-        const r = await sync(ctx, "CAP-MEM-15", body);
+        const r = await sync(ctx, body);
         ctx.expect("CAP-MEM-15", r.deduped === want, {
           message: `${what}: deduped should be ${want}`,
           expected: { deduped: want },

@@ -17,7 +17,7 @@ export const memoryChecks = [
     verifies: ["CAP-MEM-1"],
     async run(ctx: CheckContext) {
       for (const role of ["a", "b", "c"] as const) {
-        const env = await readMemory(ctx, "CAP-MEM-1", role);
+        const env = await readMemory(ctx, role);
         ctx.expect("CAP-MEM-1", typeof env.content === "string" && env.schemaVersion === 2, {
           message: `the envelope of ${ctx.cast[role].name}`,
           expected: "content: string, schemaVersion: 2",
@@ -34,16 +34,16 @@ export const memoryChecks = [
     async run(ctx: CheckContext) {
       const n = ctx.nonce();
       const d = (date: string, content: string) => ({ date, content: `${content} ${n}` });
-      await put(ctx, "CAP-MEM-8", {
+      await put(ctx, {
         sections: {
           soul: { content: `soul ${n}`, visibility: "public" },
           daily: [d("2026-01-01", "one"), d("2026-01-02", "two")],
         },
       });
-      await put(ctx, "CAP-MEM-8", {
+      await put(ctx, {
         sections: { shared: { content: `shared ${n} ${ctx.canaryUrl("memory")}`, visibility: "pod" } },
       });
-      let env = await readMemory(ctx, "CAP-MEM-8");
+      let env = await readMemory(ctx);
       ctx.expect(
         "CAP-MEM-8",
         section(env, "soul")?.content === `soul ${n}` && env.sections.daily?.length === 2,
@@ -53,10 +53,10 @@ export const memoryChecks = [
           actual: { soul: section(env, "soul")?.content, daily: env.sections.daily?.length },
         },
       );
-      await put(ctx, "CAP-MEM-8", {
+      await put(ctx, {
         sections: { daily: [d("2026-01-03", "three")], soul: { content: `soul again ${n}` } },
       });
-      env = await readMemory(ctx, "CAP-MEM-8");
+      env = await readMemory(ctx);
       const dates = env.sections.daily?.map((x) => x.date);
       ctx.expect("CAP-MEM-8", dates?.join() === "2026-01-03", {
         message: "daily was merged instead of replaced whole",
@@ -87,14 +87,19 @@ export const memoryChecks = [
     async run(ctx: CheckContext) {
       const content = `é☃🚀 ${ctx.nonce()}`;
       const bogus = "1999-01-01T00:00:00Z";
-      await put(ctx, "CAP-MEM-4", {
-        schemaVersion: 9,
-        sections: {
-          runtime_meta: { content, updatedAt: bogus, byteSize: 1 },
-          relationships: [{ otherInstanceId: "conformance-peer", notes: "n", updatedAt: bogus }],
+      // Client-stamped values are to be discarded, not rejected: a refusal breaks CAP-MEM-4 itself.
+      await put(
+        ctx,
+        {
+          schemaVersion: 9,
+          sections: {
+            runtime_meta: { content, updatedAt: bogus, byteSize: 1 },
+            relationships: [{ otherInstanceId: "conformance-peer", notes: "n", updatedAt: bogus }],
+          },
         },
-      });
-      const env = await readMemory(ctx, "CAP-MEM-4");
+        { refusalBreaks: "CAP-MEM-4" },
+      );
+      const env = await readMemory(ctx);
       const s = section(env, "runtime_meta");
       const rel = env.sections.relationships?.[0];
       ctx.expect("CAP-MEM-4", s?.byteSize === utf8Bytes(content), {
@@ -130,8 +135,8 @@ export const memoryChecks = [
     verifies: ["CAP-MEM-6"],
     async run(ctx: CheckContext) {
       const tag = `conformance/${ctx.nonce()} ${ctx.canaryUrl("runtime")}`.slice(0, 200);
-      await put(ctx, "CAP-MEM-6", { content: `mirror ${ctx.nonce()}`, sourceRuntime: tag });
-      const env = await readMemory(ctx, "CAP-MEM-6");
+      await put(ctx, { content: `mirror ${ctx.nonce()}`, sourceRuntime: tag });
+      const env = await readMemory(ctx);
       ctx.expect("CAP-MEM-6", env.sourceRuntime === tag, {
         message: "sourceRuntime was not stored unchanged",
         expected: tag,
@@ -162,9 +167,9 @@ export const memoryChecks = [
         ],
       ];
       for (const [what, body, want, viaSync] of cases) {
-        if (viaSync) await sync(ctx, "CAP-MEM-9", body);
-        else await put(ctx, "CAP-MEM-9", body);
-        const env = await readMemory(ctx, "CAP-MEM-9");
+        if (viaSync) await sync(ctx, body);
+        else await put(ctx, body);
+        const env = await readMemory(ctx);
         ctx.expect("CAP-MEM-9", env.content === want, {
           message: `content after ${what}`,
           expected: want,

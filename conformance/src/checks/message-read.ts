@@ -5,10 +5,11 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Role } from "../agents.js";
+import { demands } from "../agents.js";
 import { defineCheck } from "../check.js";
 import type { CheckContext } from "../context.js";
 import type { Answer } from "../http/exchange.js";
-import { sameJson } from "./support.js";
+import { postId, sameJson } from "./support.js";
 
 interface ReadMessage {
   id: string;
@@ -19,26 +20,26 @@ interface ReadMessage {
   author?: { name?: unknown };
 }
 
-function messagesOf(ctx: CheckContext, requirement: string, res: Answer): ReadMessage[] {
-  const list = (res.body as { messages?: unknown } | undefined)?.messages;
+/** The messages of a read, held to CAP-READ-1's 200 {messages} (the check's own when it verifies it). */
+function messagesOf(ctx: CheckContext, res: Answer): ReadMessage[] {
   ctx.about(res);
-  ctx.assert(requirement, res.status === 200 && Array.isArray(list), {
-    message: "reading messages",
-    expected: "HTTP 200 {messages: [...]}",
-    actual: `HTTP ${res.status} ${res.exchange.responseBody.slice(0, 300)}`,
-    exchange: res,
-  });
-  return list as ReadMessage[];
+  ctx.setupAnswer(res, demands.read, "reading messages");
+  return (res.body as { messages: ReadMessage[] }).messages;
 }
 
 /** c posts three messages into the other pod; returns their ids, oldest first. */
-async function threeInOtherPod(ctx: CheckContext, requirement: string): Promise<string[]> {
+async function threeInOtherPod(ctx: CheckContext): Promise<string[]> {
   const ids: string[] = [];
-  for (let i = 1; i <= 3; i++) {
-    const res = await ctx.as("c").post(ctx.cast.other, { content: `conformance read #${i} ${ctx.nonce()}` });
-    ctx.assertStatus(requirement, res, 201, "posting into the other pod");
-    ids.push(String((res.body as { id?: unknown }).id));
-  }
+  for (let i = 1; i <= 3; i++)
+    ids.push(
+      await postId(
+        ctx,
+        "c",
+        ctx.cast.other,
+        { content: `conformance read #${i} ${ctx.nonce()}` },
+        `posting message ${i} of 3 into the other pod`,
+      ),
+    );
   return ids;
 }
 
@@ -50,14 +51,14 @@ export const messageReadChecks = [
     verifies: ["CAP-READ-1"],
     feature: "message-read",
     async run(ctx: CheckContext) {
-      const [m1, m2, m3] = await threeInOtherPod(ctx, "CAP-READ-1");
+      const [m1, m2, m3] = await threeInOtherPod(ctx);
       const c = ctx.as("c");
       for (const [limit, want] of [
         [2, [m3, m2]],
         [3, [m3, m2, m1]],
       ] as const) {
         const res = await c.read(ctx.cast.other, { limit });
-        const got = messagesOf(ctx, "CAP-READ-1", res).map((m) => m.id);
+        const got = messagesOf(ctx, res).map((m) => m.id);
         ctx.expect("CAP-READ-1", got.join() === want.join(), {
           message: `reading with limit=${limit} right after three posts`,
           expected: want,
@@ -69,7 +70,7 @@ export const messageReadChecks = [
         const res = await c.read(ctx.cast.other, { limit });
         ctx.expectError("CAP-READ-1", res, 400, "validation_failed", `reading with limit=${limit}`);
       }
-      const dflt = messagesOf(ctx, "CAP-READ-1", await c.read(ctx.cast.other));
+      const dflt = messagesOf(ctx, await c.read(ctx.cast.other));
       ctx.expect("CAP-READ-1", dflt.length <= 20, {
         message: "the default limit is 20",
         expected: "≤ 20",
@@ -85,18 +86,23 @@ export const messageReadChecks = [
     verifies: ["CAP-READ-3"],
     feature: "message-read",
     async run(ctx: CheckContext) {
-      const [m1, m2, m3] = await threeInOtherPod(ctx, "CAP-READ-3");
+      const [m1, m2, m3] = await threeInOtherPod(ctx);
       const c = ctx.as("c");
       const res = await c.read(ctx.cast.other, { before: m3, limit: 2 });
-      const got = messagesOf(ctx, "CAP-READ-3", res).map((m) => m.id);
+      const got = messagesOf(ctx, res).map((m) => m.id);
       ctx.expect("CAP-READ-3", got.join() === [m2, m1].join(), {
         message: "reading before the newest of three messages",
         expected: [m2, m1],
         actual: got,
         exchange: res,
       });
-      const shared = await ctx.as("a").post(ctx.cast.shared, { content: `conformance ${ctx.nonce()}` });
-      const foreign = String((shared.body as { id?: unknown } | undefined)?.id);
+      const foreign = await postId(
+        ctx,
+        "a",
+        ctx.cast.shared,
+        { content: `conformance ${ctx.nonce()}` },
+        "posting into the shared pod",
+      );
       for (const before of [`msg_${randomBytes(8).toString("hex")}`, foreign]) {
         const bad = await c.read(ctx.cast.other, { before });
         ctx.expectError(
@@ -119,15 +125,13 @@ export const messageReadChecks = [
       const posted = new Map<Role, { id: string; metadata: unknown }>();
       for (const role of ["a", "b"] as const) {
         const metadata = { kind: "conformance", by: role, link: ctx.canaryUrl("read") };
-        const res = await ctx
-          .as(role)
-          .post(ctx.cast.shared, { content: `conformance self ${ctx.nonce()}`, metadata });
-        ctx.assertStatus("CAP-READ-2", res, 201, "posting");
-        posted.set(role, { id: String((res.body as { id?: unknown }).id), metadata });
+        const content = `conformance self ${ctx.nonce()}`;
+        const id = await postId(ctx, role, ctx.cast.shared, { content, metadata }, `posting as ${role}`);
+        posted.set(role, { id, metadata });
       }
       for (const reader of ["a", "b"] as const) {
         const res = await ctx.as(reader).read(ctx.cast.shared, { limit: 100 });
-        const list = messagesOf(ctx, "CAP-READ-2", res);
+        const list = messagesOf(ctx, res);
         for (const [writer, { id, metadata }] of posted) {
           const m = list.find((x) => x.id === id);
           if (!m) ctx.incomplete(`message ${id} is not among the newest 100 of the shared pod`);

@@ -5,7 +5,7 @@
  * enqueued before it would already have been delivered).
  */
 import type { Role, WireEvent } from "../agents.js";
-import { R } from "../agents.js";
+import { demands, R } from "../agents.js";
 import type { CheckContext } from "../context.js";
 import { carries, collect, trigger } from "../queue.js";
 import { arrival, now } from "../timing.js";
@@ -90,10 +90,18 @@ export async function untilSentinel(ctx: CheckContext, role: Role): Promise<Wire
     count: 1,
     deadline: now() + arrival(ctx.timing),
   });
-  if (found.length === 0) ctx.incomplete(`the sentinel event for ${ctx.cast[role].name} never arrived`);
+  if (found.length === 0)
+    ctx.incomplete(`setup failed: the sentinel event for ${ctx.cast[role].name} never arrived`);
   const api = ctx.as(role);
   for (const e of found) await api.ack(e.id);
   return seen.filter((e) => !carries(e, sentinel));
+}
+
+/** The id of a message a check posts as a step (a thread root, a message to read back), judged as CAP-MSG-1. */
+export async function postId(ctx: CheckContext, role: Role, podId: string, body: unknown, step: string) {
+  const res = await ctx.as(role).post(podId, body);
+  ctx.setupAnswer(res, demands.post, step);
+  return (res.body as { id: string }).id;
 }
 
 /** Plain-object deep equality for JSON values. */

@@ -38,16 +38,27 @@ const matches = (c: DriverCheck, pattern: string) => {
   return re.test(c.id) || re.test(c.family) || c.verifies.some((id) => re.test(id));
 };
 
-function skipReason(c: DriverCheck, s: DriverSettings, manifest: Manifest): string | undefined {
+/**
+ * Why a check does not run: the user's selection left it out (`notSelected`: counted, never listed), or
+ * `--wait` cannot give it what it needs (`cannotRun`: reported incomplete, since the check applies and its
+ * requirements go unverified).
+ */
+function whyNot(
+  c: DriverCheck,
+  s: DriverSettings,
+  manifest: Manifest,
+): { notSelected: string } | { cannotRun: string } | undefined {
   if (s.only.length > 0 && !s.only.some((p) => matches(c, p)))
-    return `not selected by --only ${s.only.join(" ")}`;
+    return { notSelected: `not selected by --only ${s.only.join(" ")}` };
   const skipped = s.skip.find((p) => matches(c, p));
-  if (skipped) return `excluded by --skip ${skipped}`;
+  if (skipped) return { notSelected: `excluded by --skip ${skipped}` };
   const level = strongest(c.verifies.map((id) => manifest.byId.get(id)).filter((r) => r !== undefined));
   if (s.level === "must" && level === "SHOULD")
-    return "verifies only SHOULD requirements, below --level must";
-  if (s.wait && c.restart) return "needs the driver started anew with a fresh /info: run with --command";
-  if (s.wait && c.needsProcess) return "judges the driver's stderr, which only --command can see";
+    return { notSelected: "verifies only SHOULD requirements, below --level must" };
+  if (s.wait && c.restart)
+    return { cannotRun: "needs the driver started anew with a fresh /info: run with --command" };
+  if (s.wait && c.needsProcess)
+    return { cannotRun: "judges the driver's stderr, which only --command can see: run with --command" };
   return undefined;
 }
 
@@ -161,10 +172,25 @@ export async function runDriverSuite({
       results.set(r.id, r);
       hooks?.onResult?.(r);
     };
-    hooks?.onStart?.(selection.length, target);
+    // Checks the selection left out are recorded (the JSON report keeps them) but not reported as they go.
     for (const s of order)
-      if (s.skip)
-        report({ ...baseResult(s.check, manifest), status: "skipped", durationMs: 0, reason: s.skip });
+      if (s.skip && "notSelected" in s.skip)
+        results.set(s.check.id, {
+          ...baseResult(s.check, manifest),
+          status: "skipped",
+          durationMs: 0,
+          reason: s.skip.notSelected,
+          selected: false,
+        });
+    hooks?.onStart?.(selection.filter((s) => !(s.skip && "notSelected" in s.skip)).length, target);
+    for (const s of order)
+      if (s.skip && "cannotRun" in s.skip)
+        report({
+          ...baseResult(s.check, manifest),
+          status: "incomplete",
+          durationMs: 0,
+          reason: s.skip.cannotRun,
+        });
     for (const s of order) if (!s.skip && !s.check.last) report(await execute(s.check, run, manifest));
     for (const s of order) if (!s.skip && s.check.last) report(await execute(s.check, run, manifest));
 

@@ -1,10 +1,11 @@
 /**
  * A self-contained HTML page (inline CSS, no scripts, no external requests): verdict, the support table,
- * every check with its failures, reproducers and — with `--trace` — its HTTP exchanges.
+ * every selected check with its failures (a setup step's as "setup failed: <step>"), reproducers and —
+ * with `--trace` — its HTTP exchanges. Checks the selection left out are one count.
  */
 import type { Exchange } from "../http/exchange.js";
 import type { CheckResult, RunReport } from "../runner/results.js";
-import { coverage, outcomeLabel, supportRows } from "./support-table.js";
+import { coverage, outcomeLabel, selection, supportRows } from "./support-table.js";
 import { wireLines } from "./wire.js";
 
 const esc = (s: string) =>
@@ -32,7 +33,7 @@ function check(c: CheckResult): string {
       (
         f,
       ) => `<div><b class="${f.severity === "fail" && !f.expectedBy ? "failed" : "warned"}">${esc(f.requirement)}</b> ${esc(f.level)}${f.expectedBy ? " (expected by baseline)" : ""}: ${esc(f.requirementText)}
-<p>${esc(f.message)}</p>${f.expected !== undefined ? `<p>expected: <code>${esc(f.expected)}</code></p>` : ""}${f.actual !== undefined ? `<p>actual: <code>${esc(f.actual)}</code></p>` : ""}
+<p>${esc(f.message)}${f.setup !== undefined ? ` — the check stopped there, before judging ${esc(c.verifies.join(", "))}` : ""}</p>${f.expected !== undefined ? `<p>expected: <code>${esc(f.expected)}</code></p>` : ""}${f.actual !== undefined ? `<p>actual: <code>${esc(f.actual)}</code></p>` : ""}
 ${f.wire ? `<pre>${esc(wireLines(f.wire).join("\n"))}</pre>` : f.curl ? `<pre>${esc(f.curl)}</pre>` : ""}${f.exchange ? `<details><summary>exchange</summary>${exchange(f.exchange)}</details>` : ""}</div>`,
     )
     .join("");
@@ -61,11 +62,15 @@ export function renderHtml(report: RunReport): string {
 <p>Features: ${esc(report.target.features.join(", ") || "none")} · lease ${report.target.leaseSeconds ?? "?"} s · maxAttempts ${report.target.maxAttempts ?? "?"} · trigger: ${report.target.trigger}</p>
 <table><tr><th>checks</th><th>passed</th><th>failed</th><th>warnings</th><th>skipped</th><th>incomplete</th><th>expected failures</th><th>stale baseline</th></tr>
 <tr><td>${s.checks}</td><td>${s.passed}</td><td>${s.failed}</td><td>${s.warned}</td><td>${s.skipped}</td><td>${s.incomplete}</td><td>${s.expectedFailures}</td><td>${s.staleBaseline}</td></tr></table>
+${s.notSelected > 0 ? `<p class="muted">${s.notSelected} more checks not selected (${esc(selection(report))}).</p>` : ""}
 ${report.notes.map((n) => `<p class="muted">note: ${esc(n)}</p>`).join("")}
 ${report.baseline.stale.map((e) => `<p class="failed">stale baseline entry (now passes; remove it): ${esc(e.check ?? e.requirement ?? "")} — ${esc(e.reason)}</p>`).join("")}
 <h2>Checks</h2>
 <table><tr><th>check</th><th>behaviour</th><th>outcome</th><th>verifies</th><th>time</th></tr>
-${report.checks.map(check).join("\n")}
+${report.checks
+  .filter((c) => c.selected !== false)
+  .map(check)
+  .join("\n")}
 </table>
 <h2>Support table</h2>
 <p>Testable ${report.mode === "driver" ? "driver" : "kernel"} MUSTs covered by a check: ${cov.covered} / ${cov.total}.</p>

@@ -1,4 +1,8 @@
-/** JUnit XML: one testsuite per family, one testcase per check; failures carry the requirement and the reproducer. */
+/**
+ * JUnit XML: one testsuite per family, one testcase per selected check (checks `--only`/`--skip`/`--level`
+ * left out are not test cases); failures carry the requirement and the reproducer, a setup step's as
+ * "setup failed: <step> (CAP-…)".
+ */
 import type { CheckResult, RunReport } from "../runner/results.js";
 import { wireLines } from "./wire.js";
 
@@ -18,7 +22,9 @@ function testcase(c: CheckResult): string {
   for (const f of c.failures) {
     const detail = [
       `${f.requirement} (${f.level}): ${f.requirementText}`,
-      f.message,
+      f.setup !== undefined
+        ? `${f.message} (${f.requirement}), before ${c.id} judged its own requirements`
+        : f.message,
       ...(f.expected !== undefined ? [`expected: ${f.expected}`] : []),
       ...(f.actual !== undefined ? [`actual: ${f.actual}`] : []),
       ...(f.wire ? ["wire:", ...wireLines(f.wire)] : f.curl ? [`reproduce: ${f.curl}`] : []),
@@ -27,7 +33,7 @@ function testcase(c: CheckResult): string {
     const tag = f.expectedBy || f.severity === "warn" ? "system-out" : "failure";
     if (tag === "failure")
       body.push(
-        `      <failure type="${xml(f.requirement)}" message="${xml(`${f.requirement}: ${f.message}`)}">${xml(detail)}</failure>`,
+        `      <failure type="${xml(f.requirement)}" message="${xml(f.setup !== undefined ? `${f.message} (${f.requirement})` : `${f.requirement}: ${f.message}`)}">${xml(detail)}</failure>`,
       );
     else body.push(`      <system-out>${xml(detail)}</system-out>`);
   }
@@ -35,9 +41,10 @@ function testcase(c: CheckResult): string {
 }
 
 export function renderJunit(report: RunReport): string {
-  const families = [...new Set(report.checks.map((c) => c.family))];
+  const selected = report.checks.filter((c) => c.selected !== false);
+  const families = [...new Set(selected.map((c) => c.family))];
   const suites = families.map((family) => {
-    const cs = report.checks.filter((c) => c.family === family);
+    const cs = selected.filter((c) => c.family === family);
     const failures = cs.filter((c) => c.status === "failed").length;
     const errors = cs.filter((c) => c.status === "incomplete").length;
     const skipped = cs.filter((c) => c.status === "skipped").length;

@@ -1,6 +1,10 @@
-/** The Markdown summary: verdict, counts, the support table, then each failure with its reproducer. */
+/**
+ * The Markdown summary: verdict, counts (checks left out by the selection as one number), the support
+ * table, then each failure with its reproducer — a setup step's as "setup failed: <step>" under the
+ * requirement that defines the step.
+ */
 import type { RunReport } from "../runner/results.js";
-import { coverage, outcomeLabel, supportRows } from "./support-table.js";
+import { coverage, outcomeLabel, selection, supportRows } from "./support-table.js";
 import { wireLines } from "./wire.js";
 
 const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
@@ -23,6 +27,7 @@ export function renderMarkdown(report: RunReport): string {
     "| --- | --- | --- | --- | --- | --- | --- | --- |",
     `| ${s.checks} | ${s.passed} | ${s.failed} | ${s.warned} | ${s.skipped} | ${s.incomplete} | ${s.expectedFailures} | ${s.staleBaseline} |`,
     "",
+    ...(s.notSelected > 0 ? [`${s.notSelected} more checks not selected (${selection(report)}).`, ""] : []),
     "## Support table",
     "",
     `Testable ${report.mode === "driver" ? "driver" : "kernel"} MUSTs covered by a check: ${cov.covered} / ${cov.total}.`,
@@ -34,7 +39,9 @@ export function renderMarkdown(report: RunReport): string {
         `| ${r.id} | ${r.level} | ${r.feature ?? ""} | ${outcomeLabel[r.status]} | ${r.checks.map((c) => `\`${c}\``).join(", ")} |`,
     ),
   ];
-  const bad = report.checks.filter((c) => c.failures.length > 0 || c.status === "incomplete");
+  const bad = report.checks.filter(
+    (c) => c.selected !== false && (c.failures.length > 0 || c.status === "incomplete"),
+  );
   if (bad.length > 0) out.push("", "## Failures and problems");
   for (const c of bad) {
     out.push("", `### \`${c.id}\` — ${cell(c.title)} (${c.status})`);
@@ -44,7 +51,9 @@ export function renderMarkdown(report: RunReport): string {
         "",
         `- **${f.requirement}** (${f.level}${f.expectedBy ? ", expected by baseline" : ""}): ${f.requirementText}`,
       );
-      out.push(`  - ${f.message}`);
+      out.push(
+        `  - ${f.message}${f.setup !== undefined ? ` — the check stopped there, before judging ${c.verifies.join(", ")}` : ""}`,
+      );
       if (f.expected !== undefined) out.push(`  - expected: \`${cell(f.expected.slice(0, 300))}\``);
       if (f.actual !== undefined) out.push(`  - actual: \`${cell(f.actual.slice(0, 300))}\``);
       if (f.wire) out.push("", fence(wireLines(f.wire).join("\n")));

@@ -1,12 +1,14 @@
 /**
  * Terminal output: one line per check as it finishes (progress), then every failure in full (expected vs
- * actual, the requirement's text, a curl reproducer), then the summary and the exit code. Colour only on
- * a TTY; plain text otherwise, so CI logs stay readable.
+ * actual, the requirement's text, a curl reproducer), then the summary and the exit code. Checks the
+ * selection left out get one count in the summary, never a line each. Colour only on a TTY; plain text
+ * otherwise, so CI logs stay readable.
  */
 
-import type { CheckResult, RunReport } from "../runner/results.js";
+import { blocksVerdict, type CheckResult, type FailureReport, type RunReport } from "../runner/results.js";
 import type { RunHooks } from "../runner/run-suite.js";
 import { toolVersion } from "../version.js";
+import { selection } from "./support-table.js";
 import { wireLines } from "./wire.js";
 
 export interface Out {
@@ -39,14 +41,18 @@ export function progress(out: Out): RunHooks {
       const width = String(total).length;
       const counter = `[${String(done).padStart(width)}/${total}]`;
       const why = r.status === "skipped" || r.status === "incomplete" ? `  ${r.reason ?? ""}` : "";
-      const ids =
-        r.failures.length > 0 ? `  ${[...new Set(r.failures.map((f) => f.requirement))].join(" ")}` : "";
+      const ids = r.failures.length > 0 ? `  ${blamed(r.failures).join(" ")}` : "";
       out.write(
         `${paint(out.isTTY, 90, counter)} ${paint(out.isTTY, color, mark)} ${r.id} ${paint(out.isTTY, 90, `${r.durationMs} ms`)}${ids}${paint(out.isTTY, 90, why.slice(0, 160))}\n`,
       );
     },
   };
 }
+
+/** The requirement ids a check's failures name, a setup step's as "setup failed: CAP-MSG-1". */
+const blamed = (failures: readonly FailureReport[]) => [
+  ...new Set(failures.map((f) => (f.setup !== undefined ? `setup failed: ${f.requirement}` : f.requirement))),
+];
 
 export function header(report: Pick<RunReport, "target" | "tool">): string {
   const t = report.target;
@@ -56,12 +62,17 @@ export function header(report: Pick<RunReport, "target" | "tool">): string {
 
 export function renderFailures(report: RunReport, tty?: boolean): string {
   const lines: string[] = [];
-  const bad = report.checks.filter((c) => c.failures.length > 0 || c.status === "incomplete");
+  const bad = report.checks.filter(
+    (c) => c.selected !== false && (c.failures.length > 0 || c.status === "incomplete"),
+  );
   if (bad.length === 0) return "";
   lines.push("", paint(tty, 1, "Failures and problems"));
   bad.forEach((c, i) => {
     lines.push("", `${i + 1}) ${c.id} — ${c.title} [${c.status}]`);
-    if (c.status === "incomplete") lines.push(`   incomplete: ${c.reason ?? ""}`);
+    if (c.status === "incomplete")
+      lines.push(
+        `   incomplete: ${c.reason ?? ""}${blocksVerdict(c, report.settings.strict) ? "" : " (verifies only SHOULDs: the verdict does not wait for it without --strict)"}`,
+      );
     if (c.status === "expected-failure") {
       for (const id of new Set(c.failures.map((f) => f.requirement)))
         lines.push(
@@ -75,6 +86,10 @@ export function renderFailures(report: RunReport, tty?: boolean): string {
         `   ${paint(tty, f.severity === "fail" ? 31 : 33, f.requirement)} ${f.level}${tag}: ${f.requirementText}`,
       );
       lines.push(`     ${f.message}`);
+      if (f.setup !== undefined)
+        lines.push(
+          `     (a step ${c.id} relies on; it stopped there, before judging ${c.verifies.join(", ")})`,
+        );
       if (f.expected !== undefined) lines.push(`     expected: ${f.expected.slice(0, 400)}`);
       if (f.actual !== undefined) lines.push(`     actual:   ${f.actual.slice(0, 400)}`);
       if (f.wire) {
@@ -108,6 +123,7 @@ export function renderSummary(report: RunReport, tty?: boolean): string {
     `${s.incomplete} incomplete`,
     ...(s.expectedFailures > 0 ? [`${s.expectedFailures} expected failures`] : []),
   ];
+  if (s.notSelected > 0) lines.push(`${s.notSelected} checks not selected (${selection(report)})`);
   const color = s.exitCode === 0 ? 32 : s.exitCode === 3 ? 35 : 31;
   lines.push(
     paint(

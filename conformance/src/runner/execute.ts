@@ -36,6 +36,7 @@ export function failureReport(f: Failure, manifest: Manifest): FailureReport {
     report.exchange = f.exchange;
   }
   if (f.wire && f.wire.length > 0) report.wire = f.wire;
+  if (f.setup !== undefined) report.setup = f.setup;
   return report;
 }
 
@@ -67,15 +68,31 @@ export interface CheckEnding {
   exchanges?: CheckResult["exchanges"];
 }
 
-/** The one verdict of a check: a failing failure fails it, any other warns it, none passes it. */
+/**
+ * The one verdict of a check: a failing failure fails it, any other warns it, none passes it — except that
+ * a check stopped by a setup step that only warns did not judge its own requirements: it is incomplete.
+ * A setup failure naming an id the manifest lacks is a harness bug, reported as such.
+ */
 export function checkResult(
   check: Parameters<typeof baseResult>[0],
   manifest: Manifest,
   end: CheckEnding,
 ): CheckResult {
+  const unknown = end.failures.find((f) => f.setup !== undefined && !manifest.byId.has(f.requirement));
+  if (unknown)
+    return checkResult(check, manifest, {
+      ...end,
+      failures: [],
+      status: "incomplete",
+      reason: `harness error: setup step "${unknown.setup}" names ${unknown.requirement}, which is not in the requirements manifest`,
+    });
   const failures = end.failures.map((f) => failureReport(f, manifest));
+  const setup = failures.find((f) => f.setup !== undefined);
   let status = end.status;
+  let reason = end.reason;
+  if (setup) reason ??= `setup failed: ${setup.setup} (${setup.requirement})`;
   if (failures.some((f) => f.severity === "fail")) status = "failed";
+  else if (setup) status = "incomplete";
   else if (failures.length > 0 && status !== "incomplete") status = "warned";
   const result: CheckResult = {
     ...baseResult(check, manifest),
@@ -84,7 +101,7 @@ export function checkResult(
     failures,
     notes: end.notes,
   };
-  if (end.reason !== undefined) result.reason = end.reason;
+  if (reason !== undefined) result.reason = reason;
   if (end.stoppedEarly) result.stoppedEarly = true;
   if (end.exchanges !== undefined) result.exchanges = end.exchanges;
   return result;

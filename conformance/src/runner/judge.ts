@@ -1,10 +1,13 @@
 /**
  * The verdict: apply the baseline (expected failures do not fail the run; entries that now pass do),
- * roll check results up per requirement for the support table, count, and pick the exit code.
+ * roll check results up per requirement for the support table, count, and pick the exit code. A failure
+ * in a check's setup counts against the requirement it names (the one defining the step), wherever it
+ * showed; the check's own requirements are then unverified by it, never failed by it.
  */
 import { type Baseline, type BaselineEntry, describeEntry } from "../baseline.js";
 import type { Manifest } from "../requirements.js";
 import {
+  blocksVerdict,
   type CheckResult,
   exitCodeOf,
   type RequirementResult,
@@ -45,11 +48,12 @@ function applyBaseline(results: CheckResult[], baseline: Baseline | undefined): 
 
 function requirementStatus(id: string, results: CheckResult[]): RequirementStatus {
   const covering = results.filter((r) => r.verifies.includes(id));
-  if (covering.length === 0) return "not-covered";
-  const mine = covering.flatMap((r) => r.failures.filter((f) => f.requirement === id));
+  // Failures naming it: of the checks that verify it, and setup steps of any check that rely on it.
+  const mine = results.flatMap((r) => r.failures.filter((f) => f.requirement === id));
   if (mine.some((f) => !f.expectedBy && f.severity === "fail")) return "failed";
   if (mine.some((f) => !f.expectedBy)) return "warned";
   if (mine.length > 0) return "expected-failure";
+  if (covering.length === 0) return "not-covered";
   // A check that only warned about other requirements, and ran to its end, verified this one.
   if (covering.some((r) => r.status === "passed" || (r.status === "warned" && !r.stoppedEarly)))
     return "passed";
@@ -72,15 +76,18 @@ export function judge(
     feature: r.feature,
     section: r.section,
     text: r.text,
-    checks: results.filter((c) => c.verifies.includes(r.id)).map((c) => c.id),
+    checks: results
+      .filter((c) => c.verifies.includes(r.id) || c.failures.some((f) => f.setup && f.requirement === r.id))
+      .map((c) => c.id),
     status:
       !r.testable && !results.some((c) => c.verifies.includes(r.id))
         ? "not-testable"
         : requirementStatus(r.id, results),
   }));
-  const count = (s: CheckResult["status"]) => results.filter((r) => r.status === s).length;
+  const selected = results.filter((r) => r.selected !== false);
+  const count = (s: CheckResult["status"]) => selected.filter((r) => r.status === s).length;
   const partial = {
-    checks: results.length,
+    checks: selected.length,
     passed: count("passed"),
     failed: count("failed"),
     warned: count("warned"),
@@ -88,8 +95,9 @@ export function judge(
     incomplete: count("incomplete"),
     expectedFailures: count("expected-failure"),
     staleBaseline: stale.length,
+    notSelected: results.length - selected.length,
   };
-  const exitCode = exitCodeOf(partial, strict);
+  const exitCode = exitCodeOf(partial, strict, results.filter((r) => blocksVerdict(r, strict)).length);
   const summary: Summary = { ...partial, exitCode, verdict: verdictOf(exitCode) };
   return { summary, checks: results, requirements, baseline: { path: baseline?.path ?? null, stale } };
 }

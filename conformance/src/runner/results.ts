@@ -1,7 +1,9 @@
 /**
  * The shape of a run's results (what every report renders) and the rules that turn recorded failures into
  * statuses and an exit code. One place decides: MUST failures fail, SHOULD failures warn (fail under
- * `--strict`), a MAY requirement only runs behind its feature and, claimed or advertised, is mandatory.
+ * `--strict`), a MAY requirement only runs behind its feature and, claimed or advertised, is mandatory; a
+ * run is incomplete when a check it needed — selected, applicable, verifying a MUST (or anything under
+ * `--strict`) — did not reach a verdict.
  */
 import type { CanaryHit } from "../canary.js";
 import type { Family } from "../check.js";
@@ -28,6 +30,12 @@ export interface FailureReport {
   wire?: Exchange[];
   /** Set when a baseline entry expects this failure: which entry, and its reason. */
   expectedBy?: string;
+  /**
+   * Set when the failure showed in a step the check relies on but does not verify (a post it needed, a
+   * memory write): the step. `requirement` is then the one that defines that step, not one the check
+   * verifies, and the check stopped there without judging its own requirements.
+   */
+  setup?: string;
 }
 
 export interface CheckResult {
@@ -39,7 +47,10 @@ export interface CheckResult {
   level: Level;
   status: CheckStatus;
   durationMs: number;
-  /** Why it was skipped, why it is incomplete, or which baseline entry expected its failure. */
+  /**
+   * Why it was skipped or not selected, why it is incomplete, which setup step stopped it ("setup failed:
+   * posting a thread root (CAP-MSG-1)"), or which baseline entry expected its failure.
+   */
   reason?: string;
   failures: FailureReport[];
   notes: string[];
@@ -47,6 +58,12 @@ export interface CheckResult {
   stoppedEarly?: boolean;
   /** Every exchange of the check; only with `--trace`. */
   exchanges?: Exchange[];
+  /**
+   * `false` when `--only`, `--skip` or `--level` left the check out (status `skipped`, the reason says
+   * which); absent otherwise. Checks left out are counted in `summary.notSelected`, never listed by the
+   * human reports, and never make a run incomplete.
+   */
+  selected?: false;
 }
 
 export type RequirementStatus =
@@ -71,6 +88,7 @@ export interface RequirementResult {
 }
 
 export interface Summary {
+  /** Checks selected for the run (every count below is among them); `notSelected` more were left out. */
   checks: number;
   passed: number;
   failed: number;
@@ -79,6 +97,8 @@ export interface Summary {
   incomplete: number;
   expectedFailures: number;
   staleBaseline: number;
+  /** Checks `--only`, `--skip` or `--level` left out. */
+  notSelected: number;
   exitCode: 0 | 1 | 2 | 3;
   verdict: "conformant" | "not conformant" | "incomplete" | "error";
 }
@@ -115,10 +135,26 @@ export interface RunReport {
   error?: string;
 }
 
-/** Exit code from the summary counts: failures (incl. strict warnings, stale baseline) > incomplete > ok. */
-export function exitCodeOf(s: Omit<Summary, "exitCode" | "verdict">, strict: boolean): 0 | 1 | 3 {
+/**
+ * Whether a check's missing verdict leaves the run incomplete: it was selected (and, being in the results
+ * with status `incomplete`, applied — a check whose optional feature is neither advertised nor claimed is
+ * `skipped`, never `incomplete`) and it verifies a MUST, or a MAY its feature made mandatory — or, under
+ * `--strict`, anything at all.
+ */
+export const blocksVerdict = (r: CheckResult, strict: boolean) =>
+  r.status === "incomplete" && r.selected !== false && (strict || r.level !== "SHOULD");
+
+/**
+ * Exit code: 1 when something failed (a MUST, a SHOULD under --strict, a stale baseline entry), else 3
+ * when a check the verdict needs did not reach one (`blocking` of them), else 0.
+ */
+export function exitCodeOf(
+  s: Pick<Summary, "failed" | "warned" | "staleBaseline">,
+  strict: boolean,
+  blocking: number,
+): 0 | 1 | 3 {
   if (s.failed > 0 || s.staleBaseline > 0 || (strict && s.warned > 0)) return 1;
-  if (s.incomplete > 0) return 3;
+  if (blocking > 0) return 3;
   return 0;
 }
 

@@ -84,9 +84,19 @@ export async function runSuite({ settings, checks, hooks, ...rest }: SuiteInput)
       results.set(r.id, r);
       hooks?.onResult?.(r);
     };
-    hooks?.onStart?.(selection.length, target);
+    // Checks the selection left out are recorded (the JSON report keeps them) but not reported as they go.
     for (const s of selection)
-      if (s.skip)
+      if (s.notSelected)
+        results.set(s.check.id, {
+          ...baseResult(s.check, manifest),
+          status: "skipped",
+          durationMs: 0,
+          reason: s.skip ?? "not selected",
+          selected: false,
+        });
+    hooks?.onStart?.(selection.filter((s) => !s.notSelected).length, target);
+    for (const s of selection)
+      if (s.skip && !s.notSelected)
         report({ ...baseResult(s.check, manifest), status: "skipped", durationMs: 0, reason: s.skip });
     const runnable = selection.filter((s) => !s.skip).map((s) => s.check);
     const lane = async (list: Check[]) => {

@@ -1,7 +1,9 @@
 /**
  * Which checks apply to this run: `--only`/`--skip` patterns (a check id, family or requirement id, `*`
- * as a wildcard), `--level`, and feature gates. A check gated by a feature runs when `/info` advertises
- * the feature or the configuration claims it; otherwise it is skipped with the reason, never failed.
+ * as a wildcard) and `--level` select them — a check they leave out is "not selected", counted but never
+ * listed; feature gates decide whether a selected check applies — a check gated by a feature runs when
+ * `/info` advertises the feature or the configuration claims it; otherwise it is skipped with the reason,
+ * never failed, and never makes the run incomplete.
  */
 import type { Check } from "../check.js";
 import type { LevelFilter } from "../config/settings.js";
@@ -22,6 +24,8 @@ export interface Selection {
   check: Check;
   /** Why the check does not run; undefined when it runs. */
   skip?: string;
+  /** The user's selection (`--only`, `--skip`, `--level`) left it out, as opposed to a feature gate. */
+  notSelected?: true;
 }
 
 export interface SelectOptions {
@@ -34,18 +38,18 @@ export interface SelectOptions {
 export function select(checks: readonly Check[], manifest: Manifest, o: SelectOptions): Selection[] {
   return checks.map((check) => {
     if (o.only.length > 0 && !o.only.some((p) => matches(check, p)))
-      return { check, skip: `not selected by --only ${o.only.join(" ")}` };
+      return { check, skip: `not selected by --only ${o.only.join(" ")}`, notSelected: true };
     const skipped = o.skip.find((p) => matches(check, p));
-    if (skipped) return { check, skip: `excluded by --skip ${skipped}` };
+    if (skipped) return { check, skip: `excluded by --skip ${skipped}`, notSelected: true };
+    const reqs = check.verifies.map((id) => manifest.byId.get(id)).filter((r) => r !== undefined);
+    const level = strongest(reqs);
+    if (o.level === "must" && level === "SHOULD")
+      return { check, skip: "verifies only SHOULD requirements, below --level must", notSelected: true };
     if (check.feature && !o.features.has(check.feature))
       return {
         check,
         skip: `the kernel does not advertise "${check.feature}" in /info features and the configuration does not claim it`,
       };
-    const reqs = check.verifies.map((id) => manifest.byId.get(id)).filter((r) => r !== undefined);
-    const level = strongest(reqs);
-    if (o.level === "must" && level === "SHOULD")
-      return { check, skip: "verifies only SHOULD requirements, below --level must" };
     return { check };
   });
 }
