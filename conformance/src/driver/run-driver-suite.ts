@@ -136,7 +136,7 @@ export async function runDriverSuite({
       settingsTrace: settings.trace,
     };
     if (settings.command) run.command = settings.command;
-    const selection = checks.map((check) => ({ check, skip: skipReason(check, settings, manifest) }));
+    const selection = checks.map((check) => ({ check, skip: whyNot(check, settings, manifest) }));
     // Under --wait one driver serves every scenario, so the scenarios that revoke its token go last.
     const order = settings.wait
       ? [...selection.filter((s) => !s.check.revokes), ...selection.filter((s) => s.check.revokes)]
