@@ -35,7 +35,7 @@ def mention(event: Dict[str, Any], ctx: Any) -> None:
 def observe(row: WrongServer, options: Dict[str, Any], window: float) -> Dict[str, Any]:
     server = RunningWrongServer(row)
     stop = StopSignal()
-    box: Dict[str, Any] = {"backoffs": [], "poll_errors": []}
+    box: Dict[str, Any] = {"backoffs": [], "poll_errors": [], "ack_errors": []}
 
     def target() -> None:
         try:
@@ -43,6 +43,7 @@ def observe(row: WrongServer, options: Dict[str, Any], window: float) -> Dict[st
                 CapClient(server.url, TOKEN), {"mention.received": mention}, stop=stop, handle_signals=False,
                 on_backoff=lambda b: box["backoffs"].append(b["reason"]),
                 on_poll_error=lambda p: box["poll_errors"].append(str(p["error"])),
+                on_error=lambda e: box["ack_errors"].append(str(e["error"])) if e["stage"] == "ack" else None,
                 **options,
             )
         except BaseException as err:  # noqa: BLE001 - reported by the test
@@ -57,7 +58,8 @@ def observe(row: WrongServer, options: Dict[str, Any], window: float) -> Dict[st
     thread.join(20)
     server.close()
     return {"counts": server.per_second(end), "running": running, "stopped": not thread.is_alive(),
-            "error": box.get("error"), "backoffs": box["backoffs"], "poll_errors": box["poll_errors"]}
+            "error": box.get("error"), "backoffs": box["backoffs"], "poll_errors": box["poll_errors"],
+            "ack_errors": box["ack_errors"]}
 
 
 def observe_example(row: WrongServer, window: float) -> Dict[str, Any]:
@@ -107,8 +109,9 @@ class WrongServers(unittest.TestCase):
                 self.assertGreater(sum(seen["counts"][1:]), 0, report)
                 self.assertTrue(seen["running"], report)
                 self.assertTrue(seen["stopped"], report)
-                # And it says why it waits, through the hooks.
-                self.assertGreater(len(seen["backoffs"]) + len(seen["poll_errors"]), 0, report)
+                # And it says what went wrong, through the hooks (an ack retried through Retry-After for the
+                # whole window is reported by on_error before any on_backoff).
+                self.assertGreater(len(seen["backoffs"]) + len(seen["poll_errors"]) + len(seen["ack_errors"]), 0, report)
 
     def test_the_example_itself_against_the_prism_shaped_server(self) -> None:
         seen = self.example

@@ -31,6 +31,7 @@ async function observe(row: WrongServer, options: Partial<DriverOptions>, window
   const stop = new AbortController();
   const backoffs: string[] = [];
   const pollErrors: string[] = [];
+  const ackErrors: string[] = [];
   let settled: "resolved" | "rejected" | undefined;
   const done = runDriver({
     client: new CapClient({ baseUrl: server.url, token: `cm_agent_${"c".repeat(64)}` }),
@@ -38,6 +39,9 @@ async function observe(row: WrongServer, options: Partial<DriverOptions>, window
     handle: ECHO,
     onBackoff: ({ reason }) => backoffs.push(reason),
     onPollError: ({ error }) => pollErrors.push((error as Error).message),
+    onError: ({ stage, error }) => {
+      if (stage === "ack") ackErrors.push((error as Error).message);
+    },
     ...options,
   }).then(
     (summary) => {
@@ -55,7 +59,7 @@ async function observe(row: WrongServer, options: Partial<DriverOptions>, window
   stop.abort();
   await done; // a graceful stop resolves with the summary
   await server.close();
-  return { counts: perSecond(server.times, end), runningAtEnd, backoffs, pollErrors };
+  return { counts: perSecond(server.times, end), runningAtEnd, backoffs, pollErrors, ackErrors };
 }
 
 const cases = WRONG_SERVERS.flatMap((row) => [
@@ -88,8 +92,11 @@ describe("runDriver against a deliberately wrong server", () => {
         report,
       ).toBeGreaterThan(0);
       expect(seen.runningAtEnd, report).toBe(true);
-      // And it says why it waits, through the hooks.
-      expect(seen.backoffs.length + seen.pollErrors.length, report).toBeGreaterThan(0);
+      // And it says what went wrong, through the hooks (an ack retried through Retry-After for the whole
+      // window is reported by onError before any onBackoff).
+      expect(seen.backoffs.length + seen.pollErrors.length + seen.ackErrors.length, report).toBeGreaterThan(
+        0,
+      );
     },
     20_000,
   );
