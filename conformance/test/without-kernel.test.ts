@@ -64,6 +64,25 @@ describe("@commonly/cap-conformance without @commonly/cap-kernel", () => {
     expect(pkg.peerDependenciesMeta[KERNEL_PACKAGE]).toEqual({ optional: true });
   });
 
+  it("publishes declarations that never import the kernel, so a strict consumer without it type-checks", () => {
+    // Every declaration file reachable from the package's typed export, by its relative imports.
+    const seen = new Set<string>();
+    const importingKernel: string[] = [];
+    const walk = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const text = readFileSync(file, "utf8");
+      for (const m of text.matchAll(/\bfrom\s+"([^"]+)"|\bimport\("([^"]+)"\)/g)) {
+        const spec = m[1] ?? m[2] ?? "";
+        if (spec === KERNEL_PACKAGE || spec.startsWith(`${KERNEL_PACKAGE}/`)) importingKernel.push(file);
+        else if (spec.startsWith(".")) walk(join(dirname(file), spec.replace(/\.js$/, ".d.ts")));
+      }
+    };
+    walk(join(import.meta.dirname, "..", pkg.exports["."].types));
+    expect(seen.size).toBeGreaterThan(20);
+    expect(importingKernel).toEqual([]);
+  });
+
   it("prints its version and lists its checks", async () => {
     expect(await suite(["--version"])).toMatchObject({ code: 0, stdout: `${pkg.version}\n` });
     const list = await suite(["list", "--json"]);
