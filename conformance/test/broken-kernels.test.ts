@@ -1,7 +1,8 @@
 /**
  * The suite proves its strength: in front of the real reference kernel, a proxy that breaks exactly one
  * behaviour makes the suite fail (exit 1) naming the requirement that behaviour violates. A transparent
- * proxy first shows the proxy itself breaks nothing.
+ * proxy first shows the proxy itself breaks nothing. A proxy that breaks a step many checks rely on (a
+ * post, a memory write, an ack) is named by that step's requirement in every check, never by the checks'.
  */
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -52,8 +53,10 @@ interface Report {
     id: string;
     status: string;
     reason?: string;
-    failures: { requirement: string; message: string }[];
+    verifies: string[];
+    failures: { requirement: string; message: string; setup?: string }[];
   }[];
+  requirements: { id: string; status: string }[];
 }
 
 async function suiteThrough(url: string, only: string[], name: string, extra: string[] = []) {
@@ -171,4 +174,77 @@ describe("a kernel that does not advertise release, batch-ack or poll-replay", (
       await proxy.close();
     }
   });
+});
+
+const route = (method: string, path: RegExp) => (req: { method: string; url: URL }) =>
+  req.method === method && path.test(req.url.pathname.replace(/^\/api\/agents\/runtime/, ""));
+const isPost = route("POST", /^\/pods\/[^/]+\/messages$/);
+const isPut = route("PUT", /^\/memory$/);
+const isAck = route("POST", /^\/events\/[^/]+\/ack$/);
+
+/** Steps many checks rely on, each broken in a way only its own requirement forbids. */
+const brokenSteps: { name: string; names: string; only: string[]; atLeast: number; mutation: Mutation }[] = [
+  {
+    name: "answers every post with 200 instead of 201 (the whole suite)",
+    names: "CAP-MSG-1",
+    only: [],
+    atLeast: 15,
+    mutation: { response: (req, res) => (isPost(req) && res.status === 201 ? { ...res, status: 200 } : res) },
+  },
+  {
+    name: "answers every memory PUT with 201 instead of 200",
+    names: "CAP-MEM-8",
+    only: ["memory", "isolation.memory-per-identity", "compat.unknown-body-fields-ignored"],
+    atLeast: 8,
+    mutation: { response: (req, res) => (isPut(req) && res.status === 200 ? { ...res, status: 201 } : res) },
+  },
+  {
+    name: "answers every ack with 204 and no body",
+    names: "CAP-ACK-1",
+    only: ["ack", "release.fenced"],
+    atLeast: 4,
+    mutation: {
+      response: (req, res) =>
+        isAck(req) && res.status === 200 ? { ...res, status: 204, json: undefined, body: "" } : res,
+    },
+  },
+];
+
+describe("a kernel that breaks a step other checks rely on", () => {
+  for (const [i, step] of brokenSteps.entries())
+    it(`is named ${step.names} in every check when it ${step.name}`, async () => {
+      const proxy = await startProxy(kernel.url, step.mutation);
+      try {
+        const { result, report } = await suiteThrough(proxy.url, step.only, `broken-step-${i}`);
+        const failed = report.checks.filter((c) => c.failures.length > 0);
+        expect(failed.length, result.stdout.slice(-2500)).toBeGreaterThanOrEqual(step.atLeast);
+        // Every failure names the broken step's requirement; no check blames an id of its own instead.
+        expect(
+          failed.flatMap((c) =>
+            c.failures
+              .filter((f) => f.requirement !== step.names)
+              .map((f) => `${c.id}: ${f.requirement} ${f.message}`),
+          ),
+        ).toEqual([]);
+        // Where the check does not verify that requirement, the failure is its setup's, and says so.
+        for (const c of failed.filter((x) => !x.verifies.includes(step.names))) {
+          expect(
+            c.failures.every((f) => f.setup !== undefined && f.message.startsWith("setup failed: ")),
+            c.id,
+          ).toBe(true);
+          expect(c.reason, c.id).toMatch(new RegExp(`^setup failed: .* \\(${step.names}\\)$`));
+          expect(result.stdout).toMatch(
+            new RegExp(`✗ ${c.id.replace(/\./g, "\\.")} \\d+ ms  setup failed: ${step.names}`),
+          );
+          for (const own of c.verifies)
+            expect(report.requirements.find((r) => r.id === own)?.status, `${c.id} ${own}`).not.toBe(
+              "failed",
+            );
+        }
+        expect(report.requirements.find((r) => r.id === step.names)?.status).toBe("failed");
+        expect(result.code).toBe(1);
+      } finally {
+        await proxy.close();
+      }
+    });
 });

@@ -1,6 +1,7 @@
 /**
  * The command line as a kernel implementer meets it: `list`, configuration errors (exit 2), an incomplete
- * run (exit 3), a SHOULD warning with and without --strict, --trace, --trigger-cmd, and the built binary.
+ * run (exit 3), a SHOULD warning with and without --strict, what --only prints, --trace, --trigger-cmd,
+ * and the built binary.
  */
 import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -14,12 +15,19 @@ import {
   startKernel,
   type TestKernel,
 } from "@commonly/cap-kernel/testing";
+import Ajv2020 from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allChecks } from "../src/checks/index.js";
 import { type RunningProxy, reply, startProxy } from "./broken/proxy.js";
 import { runCli } from "./support/run-cli.js";
 
 const dir = mkdtempSync(join(tmpdir(), "cap-conformance-cli-"));
+const ajv = new Ajv2020.default({ allErrors: true, strict: false });
+addFormats.default(ajv);
+const validateReport = ajv.compile(
+  JSON.parse(readFileSync(join(import.meta.dirname, "..", "schema", "report-v1.schema.json"), "utf8")),
+);
 let kernel: TestKernel;
 let db: string;
 let fixturePath: string;
@@ -117,6 +125,46 @@ describe("cap-conformance run", () => {
     expect(lenient.stdout).toMatch(/CAP-EVT-7 SHOULD \(warning\)/);
     expect(lenient.code).toBe(0);
     expect((await runCli([...args, "--strict"])).code).toBe(1);
+  });
+
+  it("lists only the checks --only selected, counts the rest in one line, and keeps them in the JSON report", async () => {
+    const file = join(dir, "only.json");
+    const r = await runCli([
+      "run",
+      "--fixture",
+      fixturePath,
+      "--only",
+      "info.discovery",
+      "--only",
+      "memory.envelope",
+      "--report",
+      `json=${file}`,
+      "--report",
+      `junit=${join(dir, "only.xml")}`,
+    ]);
+    expect(r.code, r.stdout).toBe(0);
+    const rest = allChecks.length - 2;
+    expect(r.stdout.match(/^\[\d+\/\d+\] .*$/gm)?.map((l) => l.split(" ").slice(0, 3).join(" "))).toEqual([
+      "[1/2] ✓ info.discovery",
+      "[2/2] ✓ memory.envelope",
+    ]);
+    expect(r.stdout).not.toMatch(/not selected by --only/);
+    expect(r.stdout).toContain(`${rest} checks not selected (--only info.discovery memory.envelope)`);
+    expect(r.stdout).toMatch(
+      /^2 checks: 2 passed, 0 failed, 0 warnings, 0 skipped, 0 incomplete .* conformant \(exit 0\)$/m,
+    );
+    const report = JSON.parse(readFileSync(file, "utf8")) as {
+      summary: { checks: number; skipped: number; notSelected: number };
+      checks: { id: string; status: string; selected?: boolean; reason?: string }[];
+    };
+    expect(validateReport(report), JSON.stringify(validateReport.errors)).toBe(true);
+    expect(report.summary).toMatchObject({ checks: 2, skipped: 0, notSelected: rest });
+    const left = report.checks.filter((c) => c.selected === false);
+    expect(left).toHaveLength(rest);
+    expect(left.every((c) => c.status === "skipped" && /^not selected by --only/.test(c.reason ?? ""))).toBe(
+      true,
+    );
+    expect(readFileSync(join(dir, "only.xml"), "utf8").match(/<testcase /g)).toHaveLength(2);
   });
 
   it("records redacted HTTP exchanges with --trace", async () => {

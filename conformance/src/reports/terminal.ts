@@ -49,6 +49,8 @@ export function progress(out: Out): RunHooks {
   };
 }
 
+const checks = (n: number) => `${n} ${n === 1 ? "check" : "checks"}`;
+
 /** The requirement ids a check's failures name, a setup step's as "setup failed: CAP-MSG-1". */
 const blamed = (failures: readonly FailureReport[]) => [
   ...new Set(failures.map((f) => (f.setup !== undefined ? `setup failed: ${f.requirement}` : f.requirement))),
@@ -123,13 +125,13 @@ export function renderSummary(report: RunReport, tty?: boolean): string {
     `${s.incomplete} incomplete`,
     ...(s.expectedFailures > 0 ? [`${s.expectedFailures} expected failures`] : []),
   ];
-  if (s.notSelected > 0) lines.push(`${s.notSelected} checks not selected (${selection(report)})`);
+  if (s.notSelected > 0) lines.push(`${checks(s.notSelected)} not selected (${selection(report)})`);
   const color = s.exitCode === 0 ? 32 : s.exitCode === 3 ? 35 : 31;
   lines.push(
     paint(
       tty,
       color,
-      `${s.checks} checks: ${parts.join(", ")} in ${(report.durationMs / 1000).toFixed(1)} s — ${s.verdict} (exit ${s.exitCode})`,
+      `${checks(s.checks)}: ${parts.join(", ")} in ${(report.durationMs / 1000).toFixed(1)} s — ${s.verdict} (exit ${s.exitCode})`,
     ),
   );
   return `${lines.join("\n")}\n`;
