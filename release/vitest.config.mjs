@@ -21,7 +21,9 @@ export default defineConfig({
           // Installs compile a native module on a cold cache, and conformance runs take half a minute each.
           testTimeout: 900_000,
           hookTimeout: 900_000,
-          fileParallelism: false,
+          // Two files at a time (one process each): the Node majors' smokes and the workflows mostly wait on
+          // installs and conformance runs, and this machine has two cores.
+          maxWorkers: 2,
         },
       },
     ],

@@ -10,7 +10,7 @@
  * its downloads (`better-sqlite3-v<version>-node-v<abi>-linux-x64.tar.gz`), and prebuild-install loads the
  * binary before it accepts it.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { cacheDir } from "./scratch.mjs";
 import { step } from "./steps.mjs";
@@ -46,10 +46,13 @@ export async function keepCompiled(project, runtime, env) {
   if (!archive || existsSync(archive)) return;
   const dir = join(project, "node_modules", MODULE);
   if (!existsSync(join(dir, "build", "Release", "better_sqlite3.node"))) return;
+  // Written aside and renamed: an install running meanwhile on the same ABI sees the whole archive or none.
+  const partial = `${archive}.${process.pid}.partial`;
   await step(
     `keep the compiled ${MODULE} for Node ${runtime.version}`,
     "tar",
-    ["-czf", archive, "-C", dir, "build/Release/better_sqlite3.node"],
+    ["-czf", partial, "-C", dir, "build/Release/better_sqlite3.node"],
     { env },
   );
+  renameSync(partial, archive);
 }

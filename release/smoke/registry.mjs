@@ -85,7 +85,7 @@ export async function startRegistry(dir) {
 }
 
 /** The manifest as `changeset version` and `pnpm publish` would leave it, minus publishConfig. */
-function asReleased(json) {
+export function asReleased(json) {
   const out = { ...json, version: releaseVersion(json.version) };
   delete out.publishConfig;
   for (const field of ["dependencies", "peerDependencies", "optionalDependencies"]) {
