@@ -72,16 +72,21 @@ async function runAction(uses, withInputs, ctx) {
 
 /**
  * Runs the job of `file` in `workspace` with `env` (the runner's environment: PATH, HOME, npm config).
- * `afterStep(name, result)` is called after each step that ran. Resolves `[{name, status, code, outputs}]`,
+ * `jobEnv` replaces values of the job's own `env:` (as a fork would edit them: a free port on a busy
+ * machine), and is printed. `afterStep(name, result)` is called after each step that ran. Resolves `[{name, status, code, outputs}]`,
  * status one of passed, failed, skipped (an `actions/*` step or a step after a failure).
  */
-export async function runWorkflow(file, { workspace, env, label, afterStep = () => {} }) {
+export async function runWorkflow(file, { workspace, env, label, jobEnv: edits = {}, afterStep = () => {} }) {
   const { job } = workflowJob(file);
+  for (const [k, v] of Object.entries(edits)) {
+    if (!(k in (job.env ?? {}))) throw new Error(`${file}: the job has no env ${k} to replace`);
+    console.log(`- ${label}: job env ${k}=${v} (the workflow says ${job.env[k]})`);
+  }
   const runnerTemp = join(workspace, ".runner-temp");
   mkdirSync(runnerTemp, { recursive: true });
   const jobEnv = {
     ...env,
-    ...Object.fromEntries(Object.entries(job.env ?? {}).map(([k, v]) => [k, String(v)])),
+    ...Object.fromEntries(Object.entries({ ...job.env, ...edits }).map(([k, v]) => [k, String(v)])),
     CI: "true",
     GITHUB_ACTIONS: "true",
     GITHUB_WORKSPACE: workspace,

@@ -153,6 +153,9 @@ describe("the workflow runner", () => {
       /cannot evaluate/,
     );
     const other = write("other.yml", [{ uses: "someone/else@v1" }]);
+    await expect(
+      runWorkflow(other, { workspace, env: {}, label: "t", jobEnv: { PORT: "1" } }),
+    ).rejects.toThrow(/no env PORT/);
     await expect(runWorkflow(other, { workspace, env: {}, label: "t" })).rejects.toThrow(
       /no local equivalent/,
     );

@@ -6,7 +6,7 @@
  * composite action run from .github/actions/cap-conformance. Afterwards no kernel may be left running.
  * The `uses:` line must name this repository's action at the tag the release workflow moves.
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
+import { copyFileSync, existsSync, readFileSync } from "node:fs";
 import { createConnection, createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -33,10 +33,9 @@ afterAll(async () => {
   removeScratch();
 });
 
-/** A runner's environment for `workspace`: npm's global prefix is a scratch folder on PATH. */
-function runnerEnv(workspace) {
-  const prefix = join(workspace, "..", `${workspace.split("/").at(-1)}-global`);
-  mkdirSync(join(prefix, "bin"), { recursive: true });
+/** A runner's environment: npm's global prefix (`npm install --global`) is a scratch folder on PATH. */
+function runnerEnv() {
+  const prefix = scratchDir("runner-global");
   return { ...ctx.env, npm_config_prefix: prefix, PATH: `${join(prefix, "bin")}:${ctx.env.PATH}` };
 }
 
@@ -74,11 +73,12 @@ describe("the cap-conformance action's address", () => {
 describe("examples/kernel-ci/cap-conformance.yml, run as written", () => {
   it("installs, starts and provisions the kernel, passes the suite, writes the reports, and stops the kernel", async () => {
     const workspace = scratchDir("kernel-ci-repo");
-    const env = { ...runnerEnv(workspace), KERNEL_PORT: String(await freePort()) };
+    const port = String(await freePort());
     let runningAfterStart = [];
     const results = await runWorkflow(KERNEL_CI, {
       workspace,
-      env,
+      env: runnerEnv(),
+      jobEnv: { KERNEL_PORT: port },
       label: "kernel-ci",
       afterStep: (name) => {
         if (name === "Start the kernel under test") runningAfterStart = processesMatching(workspace);
@@ -89,7 +89,7 @@ describe("examples/kernel-ci/cap-conformance.yml, run as written", () => {
     expect(failures(results)).toEqual([]);
     expect(results.map((r) => `${r.name}: ${r.status}`)).toContain("Stop the kernel: passed");
     expect(processesMatching(workspace)).toEqual([]);
-    expect(await portAnswers(env.KERNEL_PORT)).toBe(false);
+    expect(await portAnswers(port)).toBe(false);
 
     const action = results.find((r) => r.name === "Run cap-conformance");
     expect(action.outputs).toMatchObject({ verdict: "conformant", "exit-code": "0" });
@@ -104,7 +104,7 @@ describe("examples/driver-ci/cap-driver-conformance.yml, run as written", () => 
     copyFileSync(join(ROOT, "examples", "python", "echo_driver.py"), join(workspace, "echo_driver.py"));
     const results = await runWorkflow(DRIVER_CI, {
       workspace,
-      env: runnerEnv(workspace),
+      env: runnerEnv(),
       label: "driver-ci",
     });
     expect(failures(results)).toEqual([]);
