@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { families } from "../src/check.js";
 import { allChecks } from "../src/checks/index.js";
 import { flagsFromEnv, reportFormats } from "../src/config/settings.js";
+import { verdictOf } from "../src/runner/results.js";
 import { brokenKernels } from "./broken/index.js";
 
 const docs = readFileSync(join(import.meta.dirname, "..", "..", "docs", "conformance.md"), "utf8");
@@ -59,5 +60,13 @@ describe("docs/conformance.md", () => {
   it("documents the four exit codes and every report format", () => {
     for (const code of [0, 1, 2, 3]) expect(docs).toMatch(new RegExp(`\\| \`${code}\` +\\|`));
     for (const f of reportFormats) expect(docs).toContain(`\`${f}\``);
+  });
+
+  it("gives the same exit-code table in the README, with the verdict the tool prints for each code", () => {
+    const table = (md: string) => md.match(/^\| code \| verdict .*\n(?:\|.*\n)+/m)?.[0];
+    expect(table(docs)).toBeDefined();
+    expect(table(readme)).toBe(table(docs));
+    for (const code of [0, 1, 3] as const)
+      expect(table(docs)).toMatch(new RegExp(`^\\| \`${code}\` +\\| \`${verdictOf(code)}\` +\\|`, "m"));
   });
 });
