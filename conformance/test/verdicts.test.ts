@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { parseBaseline } from "../src/baseline.js";
+import { renderHtml } from "../src/reports/html.js";
 import { renderJunit } from "../src/reports/junit.js";
 import { renderMarkdown } from "../src/reports/markdown.js";
 import { progress, renderFailures, renderSummary } from "../src/reports/terminal.js";
@@ -45,6 +46,7 @@ interface Case {
     notPrinted?: string[];
     junit?: string[];
     markdown?: string[];
+    html?: string[];
   };
 }
 
@@ -76,6 +78,7 @@ const cases: Case[] = [
         '<failure type="CAP-EVT-1" message="setup failed: polling for events (CAP-EVT-1)">',
         "before leases.x judged its own requirements",
       ],
+      html: ["setup failed: polling for events — the check stopped there, before judging CAP-LEASE-7"],
       markdown: [
         "- **CAP-EVT-1** (MUST): text",
         "  - setup failed: polling for events — the check stopped there, before judging CAP-LEASE-7",
@@ -121,6 +124,10 @@ const cases: Case[] = [
       notPrinted: ["events.b", "renew.c", "not selected by --only"],
       junit: ['tests="1" failures="0" errors="0" skipped="0"'],
       markdown: ["2 more checks not selected (--only events.a)."],
+      html: [
+        "2 more checks not selected (--only events.a).",
+        "<tr><td><code>events.a</code></td><td>events.a",
+      ],
     },
   },
   {
@@ -251,11 +258,14 @@ describe("from check outcomes to the verdict and what is printed", () => {
       for (const s of c.want.junit ?? []) expect(junit).toContain(s);
       const markdown = renderMarkdown(report);
       for (const s of c.want.markdown ?? []) expect(markdown).toContain(s);
+      const html = renderHtml(report);
+      for (const s of c.want.html ?? []) expect(html).toContain(s);
       // Checks left out are kept in the JSON report, marked, and are no test case of the JUnit report.
       for (const r of report.checks.filter((x) => x.selected === false)) {
         expect(r.status).toBe("skipped");
         expect(junit).not.toContain(r.id);
         expect(markdown).not.toContain(`\`${r.id}\` —`);
+        expect(html).not.toContain(`<tr><td><code>${r.id}</code></td><td>${r.title}`);
       }
     });
 });
