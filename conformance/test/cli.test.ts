@@ -88,6 +88,21 @@ describe("cap-conformance run", () => {
     expect(r.stderr).toMatch(/rejects the fixture token/);
   });
 
+  it("exits 2 naming the step and its requirement when the fixture queues cannot be drained", async () => {
+    const proxy = await startProxy(kernel.url, {
+      request: (req) =>
+        req.method === "GET" && req.url.pathname.endsWith("/events")
+          ? reply(500, { code: "internal", message: "boom" })
+          : req,
+    });
+    proxies.push(proxy);
+    const r = await runCli(["run", "--fixture", fixturePath, "--url", proxy.url, "--only", "info.discovery"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /draining the fixture agents' queues before the run: setup failed: polling for events \(CAP-EVT-1\) — HTTP 500/,
+    );
+  });
+
   it("exits 3 when a check cannot run (no /info, no lease configured)", async () => {
     const proxy = await startProxy(kernel.url, {
       request: (req) =>

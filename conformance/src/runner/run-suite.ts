@@ -7,9 +7,10 @@
 import { type Baseline, loadBaseline } from "../baseline.js";
 import { Canary } from "../canary.js";
 import type { Check } from "../check.js";
+import { ConfigError } from "../config/errors.js";
 import { castOf } from "../config/fixture.js";
 import type { Settings } from "../config/settings.js";
-import { CheckContext, type RunState } from "../context.js";
+import { CheckContext, CheckFailed, CheckIncomplete, type RunState } from "../context.js";
 import { loadErrorRegistry } from "../error-registry.js";
 import { AuditLog } from "../http/audit-log.js";
 import { HttpClient } from "../http/client.js";
@@ -66,7 +67,16 @@ export async function runSuite({ settings, checks, hooks, ...rest }: SuiteInput)
     };
     if (pre.info) run.info = pre.info;
     const setup = new CheckContext({ id: "setup.drain", verifies: [] }, run);
-    for (const role of ["a", "b", "c"] as const) await drain(setup, role);
+    try {
+      for (const role of ["a", "b", "c"] as const) await drain(setup, role);
+    } catch (e) {
+      // A kernel that cannot even be drained gives no run to judge: say which step, as a preflight error.
+      if (!(e instanceof CheckFailed || e instanceof CheckIncomplete)) throw e;
+      const f = setup.failures[0];
+      throw new ConfigError(
+        `draining the fixture agents' queues before the run: ${e.message}${f?.actual ? ` — ${f.actual}` : ""}`,
+      );
+    }
 
     const selection = select(checks, manifest, { ...settings, features: pre.features });
     const target: RunReport["target"] = {
