@@ -24,6 +24,8 @@ export default defineConfig({
           // Two files at a time (one process each): the Node majors' smokes and the workflows mostly wait on
           // installs and conformance runs, and this machine has two cores.
           maxWorkers: 2,
+          // After the quick project (a project with its own maxWorkers runs as a group of its own).
+          sequence: { groupOrder: 1 },
         },
       },
     ],

@@ -21,7 +21,7 @@ import { npmProject } from "./npm-project.mjs";
 import { answerTo, post } from "./pod.mjs";
 import { processesMatching } from "./processes.mjs";
 import { startEcho, venvWith } from "./python.mjs";
-import { removeScratch } from "./scratch.mjs";
+import { madeDirs, removeScratch } from "./scratch.mjs";
 import { service, step, stopAll } from "./steps.mjs";
 import { MODES, prepareConsumer, tsc } from "./typescript.mjs";
 
@@ -264,10 +264,9 @@ export function packAndInstall(major) {
       need("kernel", kernel);
       await stopAll();
       expect(kernel.serve.exitCode()).not.toBeNull();
-      const ours = processesMatching("cap-smoke-").filter((p) =>
-        `${p.cmdline} ${p.cwd}`.includes(`-node${major}-`),
-      );
-      expect(ours).toEqual([]);
+      // Anything running in, or from, a scratch folder of this file's run.
+      const left = madeDirs().flatMap((dir) => processesMatching(dir));
+      expect(left).toEqual([]);
     });
   });
 }

@@ -54,6 +54,9 @@ export function cacheDir(...parts) {
   return dir;
 }
 
+/** The scratch folders this process made (and has not removed). */
+export const madeDirs = () => [...made];
+
 /** Removes every scratch folder this process made (kept when CAP_SMOKE_KEEP=1, to look at by hand). */
 export function removeScratch() {
   if (process.env.CAP_SMOKE_KEEP === "1") {

@@ -39,12 +39,14 @@ export async function step(name, cmd, args, { cwd, env, input, timeoutMs = 600_0
     output += d;
   });
   child.stdin.end(input ?? "");
+  groups.add(child.pid);
   const timer = setTimeout(() => killGroup(child.pid, "SIGKILL"), timeoutMs);
   const { code, error } = await new Promise((resolve) => {
     child.once("error", (error) => resolve({ code: null, error }));
     child.once("close", (code, signal) => resolve({ code: code ?? signal }));
   });
   clearTimeout(timer);
+  groups.delete(child.pid);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   if (error || (expect !== null && code !== expect)) {
     const why = error ? error.message : `exited ${code} (expected ${expect})`;
@@ -64,6 +66,14 @@ function killGroup(pid, signal) {
 }
 
 const running = new Set();
+/**
+ * Every process group started here and not yet finished. Each runs detached (so that a timeout or a stop
+ * reaches all it started), which also means it would outlive this process: on the way out, it goes.
+ */
+const groups = new Set();
+process.once("exit", () => {
+  for (const pid of groups) killGroup(pid, "SIGKILL");
+});
 
 /**
  * Starts a long-running command in a process group of its own. The handle's `output()` is everything it
@@ -73,6 +83,7 @@ const running = new Set();
 export function service(name, cmd, args, { cwd, env } = {}) {
   console.log(`▶ ${name} (in the background)\n  $ ${commandLine(cmd, args)}${cwd ? `\n  (in ${cwd})` : ""}`);
   const child = spawn(cmd, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  groups.add(child.pid);
   let output = "";
   child.stdout.on("data", (d) => {
     output += d;
@@ -103,6 +114,7 @@ export function service(name, cmd, args, { cwd, env } = {}) {
       }
       // Whatever the group started and left behind goes too.
       killGroup(child.pid, "SIGKILL");
+      groups.delete(child.pid);
       return handle.exitCode();
     },
   };

@@ -81,12 +81,17 @@ describe("scratch folders and the environment", () => {
     expect(parentLeaks(dir)).toEqual([]);
   });
 
-  it("passes no npm_config_ variable, no workspace PATH entry and not the user's HOME", () => {
+  it("passes no npm_config_ variable, no workspace or pnpm/npx PATH entry and not the user's HOME", () => {
     const saved = { ...process.env };
     try {
       process.env.npm_config_registry = "http://example.invalid/";
       process.env.PNPM_HOME = "/somewhere";
-      process.env.PATH = `${join(ROOT, "node_modules", ".bin")}:/usr/bin`;
+      process.env.PATH = [
+        join(ROOT, "node_modules", ".bin"),
+        "/root/.npm/_npx/f64b4edc/node_modules/.bin",
+        "/root/.npm/_npx/f64b4edc/node_modules/pnpm/dist/node-gyp-bin",
+        "/usr/bin",
+      ].join(":");
       const env = cleanEnv({ home: temp, pathFirst: ["/opt/node/bin"], set: { npm_config_cache: "/c" } });
       expect(env.npm_config_registry).toBeUndefined();
       expect(env.PNPM_HOME).toBeUndefined();
