@@ -8,7 +8,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanEnv } from "./clean-env.mjs";
-import { nativeEnv } from "./native-cache.mjs";
+import { nativeSetup } from "./native-cache.mjs";
 import { cacheDir, scratchDir } from "./scratch.mjs";
 
 /**
@@ -21,7 +21,7 @@ export function nodeContext(runtime, release) {
   const env = cleanEnv({
     home,
     pathFirst: [runtime.bin],
-    set: { npm_config_cache: cacheDir("npm"), ...nativeEnv(runtime) },
+    set: { npm_config_cache: cacheDir("npm"), ...nativeSetup(runtime, home) },
   });
   const versions = new Map(release.published.map((p) => [p.name, p.version]));
   return {

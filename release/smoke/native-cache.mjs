@@ -3,26 +3,27 @@
  * prebuilt binary (this one, and CI here): about two minutes per Node ABI, and the smoke installs the kernel
  * several times per Node. The first install on each ABI compiles, as a user's would; its binary is then
  * kept in the cache as a prebuild-install archive, and later installs find it there through
- * prebuild-install's own `local-prebuilds` setting (the `npm_config_better_sqlite3_local_prebuilds`
- * variable), the documented way to hand it a binary.
+ * prebuild-install's own `local-prebuilds` setting, written to `~/.prebuild-installrc` of the scratch HOME
+ * (prebuild-install reads its settings with `rc`; the `npm_config_…` variable form makes npm 11 warn).
  *
  * Must never: keep a binary for the wrong ABI or version — the archive is named as prebuild-install names
  * its downloads (`better-sqlite3-v<version>-node-v<abi>-linux-x64.tar.gz`), and prebuild-install loads the
  * binary before it accepts it.
  */
-import { existsSync, readFileSync, renameSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cacheDir } from "./scratch.mjs";
 import { step } from "./steps.mjs";
 
 const MODULE = "better-sqlite3";
 
-/** The variables an install needs to find (and node-gyp to compile against) the right binary or headers. */
-export function nativeEnv(runtime) {
-  return {
-    npm_config_better_sqlite3_local_prebuilds: cacheDir("prebuilds"),
-    ...(runtime.nodedir ? { npm_config_nodedir: runtime.nodedir } : {}),
-  };
+/**
+ * Sets up `home` so installs find kept binaries; resolves the variables node-gyp needs to compile against
+ * `runtime`'s own headers when none is kept.
+ */
+export function nativeSetup(runtime, home) {
+  writeFileSync(join(home, ".prebuild-installrc"), `local-prebuilds=${cacheDir("prebuilds")}\n`);
+  return runtime.nodedir ? { npm_config_nodedir: runtime.nodedir } : {};
 }
 
 /** The archive's path for the installed module under `project` on `runtime`'s ABI. */
