@@ -68,12 +68,22 @@ function killGroup(pid, signal) {
 const running = new Set();
 /**
  * Every process group started here and not yet finished. Each runs detached (so that a timeout or a stop
- * reaches all it started), which also means it would outlive this process: on the way out, it goes.
+ * reaches all it started), which also means it would outlive this process: on the way out — a normal exit,
+ * or Ctrl-C, a SIGTERM from the test runner, a closed terminal — it goes. (A SIGKILL of this process
+ * cannot be caught; the leftover checks would then name what survived on the next run's machine.)
  */
 const groups = new Set();
-process.once("exit", () => {
+const killGroups = () => {
   for (const pid of groups) killGroup(pid, "SIGKILL");
-});
+  groups.clear();
+};
+process.once("exit", killGroups);
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"])
+  process.once(signal, () => {
+    killGroups();
+    // Then the signal's own effect: with this listener gone, the default action (or the runner's own).
+    process.kill(process.pid, signal);
+  });
 
 /**
  * Starts a long-running command in a process group of its own. The handle's `output()` is everything it

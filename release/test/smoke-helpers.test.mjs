@@ -167,6 +167,29 @@ describe("the workflow runner", () => {
   });
 });
 
+describe("services", () => {
+  it.each(["SIGTERM", "SIGINT"])("go when the process that started them gets %s", async (signal) => {
+    const dir = mkdtempSync(join(temp, "svc-"));
+    const script = join(dir, "start.mjs");
+    const steps = join(ROOT, "release", "smoke", "steps.mjs");
+    writeFileSync(
+      script,
+      `import { service } from ${JSON.stringify(steps)};\nservice("sleeper", "sleep", ["60"], { cwd: ${JSON.stringify(dir)} });\nconsole.log("started");\nsetInterval(() => {}, 1000);\n`,
+    );
+    const parent = spawn(process.execPath, [script], { stdio: ["ignore", "pipe", "inherit"] });
+    await new Promise((r) => parent.stdout.on("data", (d) => String(d).includes("started") && r()));
+    await waitForCheck(() => processesMatching(dir).some((p) => p.cmdline === "sleep 60"));
+    parent.kill(signal);
+    await new Promise((r) => parent.once("close", r));
+    await waitForCheck(() => processesMatching(dir).length === 0);
+    expect(processesMatching(dir)).toEqual([]);
+  });
+});
+
+async function waitForCheck(check) {
+  for (let i = 0; i < 50 && !check(); i++) await new Promise((r) => setTimeout(r, 100));
+}
+
 describe("the leftover-process check", () => {
   it("sees a process working in a folder while it runs, and not after it has exited", async () => {
     const dir = mkdtempSync(join(temp, "proc-"));
