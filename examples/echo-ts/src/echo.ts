@@ -1,6 +1,8 @@
 /**
- * A CAP v1 echo driver on the SDK's runDriver: answers every human message and every @mention in the
- * same pod, threaded under it. runDriver does the rest — long-poll, ack after the reply, renew the lease
+ * A CAP v1 echo driver on the SDK's runDriver: answers each @mention of itself, threaded under it, and
+ * nothing else (a plain message is acked as skipped). Its reply mentions no agent: its own `@name` is
+ * dropped and any other `@name` loses its `@`, so two echo drivers in one pod never wake each other.
+ * runDriver does the rest — long-poll, ack after the reply, renew the lease
  * of a slow handler, skip unknown types, re-ack duplicates, back off on failures. A revoked or unknown
  * token stops it at the first refusal, with a line on stderr (runDriver alone stops after three).
  *
@@ -13,6 +15,17 @@ const client = new CapClient({
   token: process.env.CAP_TOKEN ?? "",
   userAgent: "example-echo-ts/1.0",
 });
+
+/** `@name` as the kernel reads a mention: not after a letter, digit or `_`. */
+const AT_MENTION = /(?<![A-Za-z0-9_])@(?=[A-Za-z0-9_])/g;
+
+/** The text to echo: the content without the mention of `self`, and no `@` that could wake an agent. */
+function echoText(content: string, self: string | undefined): string {
+  const escaped = self?.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const own = escaped ? new RegExp(`(?<![A-Za-z0-9_])@${escaped}(?![A-Za-z0-9_-])`, "gi") : null;
+  const text = (own ? content.replace(own, "") : content).replace(AT_MENTION, "");
+  return text.replace(/\s+/g, " ").trim() || "(nothing to echo)";
+}
 
 const stop = new AbortController();
 process.once("SIGINT", () => stop.abort());
@@ -30,11 +43,8 @@ const summary = await runDriver({
   signal: stop.signal,
   handle: {
     // The reply's Idempotency-Key comes from the event id: a redelivery never posts twice.
-    "message.posted": async (event, ctx) => {
-      await ctx.reply(`echo: ${event.payload.content}`);
-    },
     "mention.received": async (event, ctx) => {
-      await ctx.reply(`echo: ${event.payload.content}`);
+      await ctx.reply(`echo: ${echoText(event.payload.content, event.payload.mention)}`);
     },
   },
   onAck: ({ event, result }) =>

@@ -1,6 +1,6 @@
 /**
  * Runs the example as a user would (`node dist/echo.js` with CAP_URL and CAP_TOKEN) against a real
- * `cap-kernel`, and checks its effect through the kernel's admin API: a human message gets the echo reply,
+ * `cap-kernel`, and checks its effect through the kernel's admin API: a human's @mention gets the echo reply,
  * threaded under it, and its event is acked after one delivery; an event type the example does not handle
  * is acked too (runDriver skips it), so nothing is left to be redelivered.
  */
@@ -48,9 +48,9 @@ afterAll(async () => {
 });
 
 describe("examples/echo-ts against cap-kernel", () => {
-  it("answers a human message with an echo threaded under it, and acks the event once", async () => {
+  it("answers a human's @mention with an echo threaded under it, and acks the event once", async () => {
     const posted = await kernel.admin.post(`/api/pods/${kernel.podId}/messages`, {
-      content: "hello, TypeScript",
+      content: "@echo-ts hello, TypeScript",
     });
     const reply = await eventually(async () => {
       const { messages } = await kernel.admin.get(`/api/pods/${kernel.podId}/messages?limit=20`);
@@ -59,8 +59,9 @@ describe("examples/echo-ts against cap-kernel", () => {
     expect(reply.author).toMatchObject({ kind: "agent", name: "echo-ts" });
     expect(reply.replyToMessageId).toBe(posted.id);
     const acked = await eventually(
-      async () => (await eventsOf("echo-ts")).find((e) => e.type === "message.posted" && e.state === "acked"),
-      "the message.posted event acked",
+      async () =>
+        (await eventsOf("echo-ts")).find((e) => e.type === "mention.received" && e.state === "acked"),
+      "the mention.received event acked",
     );
     expect(acked.attempts).toBe(1);
   });
@@ -99,7 +100,9 @@ describe("examples/echo-ts against cap-kernel", () => {
       name: "examples/echo-ts (rider)",
     });
     try {
-      const posted = await kernel.admin.post(`/api/pods/${kernel.podId}/messages`, { content: "outage" });
+      const posted = await kernel.admin.post(`/api/pods/${kernel.podId}/messages`, {
+        content: "@echo-ts-rider outage",
+      });
       await eventually(() => refused.some((r) => r.endsWith("/ack")), "the rider's ack refused with 503", {
         timeoutMs: 30_000,
       });
@@ -111,7 +114,9 @@ describe("examples/echo-ts against cap-kernel", () => {
           ),
         "the rider's event acked",
       );
-      await kernel.admin.post(`/api/pods/${kernel.podId}/messages`, { content: "after the outage" });
+      await kernel.admin.post(`/api/pods/${kernel.podId}/messages`, {
+        content: "@echo-ts-rider after the outage",
+      });
       await eventually(async () => {
         const { messages } = await kernel.admin.get(`/api/pods/${kernel.podId}/messages?limit=50`);
         return messages.find(

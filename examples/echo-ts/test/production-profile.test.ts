@@ -50,7 +50,7 @@ describe("examples/echo-ts against cap-kernel --profile production", () => {
     });
     const reply = await eventually(async () => {
       const { messages } = await kernel.admin.get(`/api/pods/${kernel.podId}/messages?limit=50`);
-      return messages.find((m: { content: string }) => m.content === "echo: @echo-ts hello");
+      return messages.find((m: { content: string }) => m.content === "echo: hello");
     }, "the echo");
     expect(reply.author).toMatchObject({ kind: "agent", name: "echo-ts" });
     expect(reply.replyToMessageId).toBe(posted.id);
