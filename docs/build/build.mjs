@@ -5,7 +5,8 @@
  * Inputs: the markdown pages under docs/ (site-map.mjs), the generated OpenAPI files and error registry of
  * @commonly/cap-spec, spec/requirements.yaml, the checks `cap-conformance list --json` prints, and
  * docs/benchmarks/results.json. Output: plain HTML/CSS/JS/SVG with relative links and every asset local.
- * Also writes site/pages.json (every page) for the browser test.
+ * Also writes site/pages.json (every page) for the browser test, assets/search-index.js for the search,
+ * each Markdown page's source beside its HTML (`cap.md` beside `cap.html`), llms.txt and llms-full.txt.
  *
  * Must never: fetch from the network, or succeed when a markdown page links to a page that is not built.
  */
@@ -25,10 +26,13 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import { loadResults, renderBenchmarks } from "./benchmarks.mjs";
+import { highlightCss } from "./highlight-theme.mjs";
 import { escapeHtml, renderPage } from "./layout.mjs";
-import { renderMarkdown, splitFrontMatter } from "./markdown.mjs";
+import { llmsFullTxt, llmsTxt } from "./llms.mjs";
+import { expandIncludes, renderMarkdown, splitFrontMatter } from "./markdown.mjs";
 import { buildApiPage, copySwaggerAssets } from "./openapi.mjs";
 import { normalizeChecks, normalizeRequirements, renderRequirementsPage } from "./requirements.mjs";
+import { searchIndexScript } from "./search-index.mjs";
 import { APIS, NAV, NOT_PAGES } from "./site-map.mjs";
 
 const started = performance.now();
@@ -46,8 +50,12 @@ rmSync(siteDir, { recursive: true, force: true });
 mkdirSync(join(siteDir, "assets"), { recursive: true });
 
 // ---- navigation: the fixed map, minus optional pages that do not exist, plus any other docs/*.md
-const nav = NAV.map((g) => ({ section: g.section, items: g.items.map((i) => ({ ...i })) }));
-const mapped = new Set(nav.flatMap((g) => g.items.filter((i) => i.src).map((i) => i.src)));
+// `ifPresent` pages (being written) are left out until their file exists, rather than shown as a stub.
+const nav = NAV.map((g) => ({
+  section: g.section,
+  items: g.items.filter((i) => !i.ifPresent || existsSync(join(docsDir, i.src))).map((i) => ({ ...i })),
+})).filter((g) => g.items.length);
+const mapped = new Set(NAV.flatMap((g) => g.items.filter((i) => i.src).map((i) => i.src)));
 const extra = readdirSync(docsDir)
   .filter((f) => f.endsWith(".md") && !mapped.has(f) && !NOT_PAGES.has(f))
   .sort();
@@ -153,12 +161,29 @@ function anchorRequirementIds(html) {
 
 // ---- render every page
 const written = [];
+const bodies = [];
 function write(page, body, extra = {}) {
   const html = renderPage({ href: page.href, title: extra.title ?? page.title, body, nav, ...extra });
   const out = join(siteDir, page.href);
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, html);
   written.push({ href: page.href, title: extra.title ?? page.title, kind: page.gen ?? "markdown" });
+  bodies.push({ href: page.href, title: extra.title ?? page.title, body });
+}
+
+// Markdown tables scroll inside their own box on narrow screens instead of widening the page.
+const wrapTables = (html) =>
+  html.replace(/<table>([\s\S]*?)<\/table>/g, '<div class="table-wrap"><table>$1</table></div>');
+
+// Each Markdown page's source, includes expanded, beside its HTML (`cap.html` → `cap.md`), for llms.txt.
+const markdownCopies = new Map();
+function markdownSource(page) {
+  const file = join(docsDir, page.src);
+  if (!existsSync(file)) return null;
+  const { body } = splitFrontMatter(readFileSync(file, "utf8"));
+  const text = expandIncludes(body, file);
+  markdownCopies.set(page.href.replace(/\.html$/, ".md"), text);
+  return text;
 }
 
 function markdownBody(page, transform = (text) => text) {
@@ -192,7 +217,8 @@ for (const page of ordered) {
   }
   const md = markdownBody(page);
   const html = page.src === "CAP.md" ? anchorRequirementIds(md.html) : md.html;
-  write(page, html, { headings: md.headings, title: md.title ?? page.title });
+  markdownSource(page);
+  write(page, wrapTables(html), { headings: md.headings, title: md.title ?? page.title });
 }
 
 for (const page of deferred) {
@@ -219,7 +245,8 @@ for (const page of deferred) {
     const html = md.html.includes("<!-- charts -->")
       ? md.html.replace("<!-- charts -->", bench.html)
       : md.html + bench.html;
-    write(page, html, { headings: md.headings, title: md.title ?? page.title });
+    markdownSource(page);
+    write(page, wrapTables(html), { headings: md.headings, title: md.title ?? page.title });
   }
 }
 
@@ -240,6 +267,39 @@ function errorsPage() {
 <h2 id="admin">Reference kernel admin surface</h2>${table("admin")}`;
 }
 
+function writeLlmsFiles() {
+  const sections = nav.map((g) => ({
+    section: g.section,
+    items: g.items.map((i) => {
+      const md = i.href.replace(/\.html$/, ".md");
+      return { href: i.href, title: i.title, ...(markdownCopies.has(md) ? { md } : {}) };
+    }),
+  }));
+  writeFileSync(join(siteDir, "llms.txt"), llmsTxt({ sections }));
+  const documents = ["drivers.md", "CAP.md"]
+    .filter((f) => existsSync(join(docsDir, f)))
+    .map((f) => {
+      const file = join(docsDir, f);
+      return {
+        file: `docs/${f}`,
+        text: expandIncludes(splitFrontMatter(readFileSync(file, "utf8")).body, file),
+      };
+    });
+  const apis = Object.values(APIS)
+    .filter((a) => existsSync(join(repoRoot, a.file)))
+    .map((a) => ({ title: a.title, file: a.file, doc: parse(readFileSync(join(repoRoot, a.file), "utf8")) }));
+  const errorsFile = join(
+    dirname(require.resolve("@commonly/cap-spec/package.json")),
+    "generated",
+    "errors.json",
+  );
+  const { errors } = JSON.parse(readFileSync(errorsFile, "utf8"));
+  writeFileSync(
+    join(siteDir, "llms-full.txt"),
+    llmsFullTxt({ documents, apis, errors, errorsFile: "spec/errors.yaml (spec/generated/errors.json)" }),
+  );
+}
+
 function renderInline(text) {
   return escapeHtml(text).replace(/`([^`]+)`/g, "<code>$1</code>");
 }
@@ -247,8 +307,17 @@ function renderInline(text) {
 // ---- static assets
 const assets = join(docsDir, "build", "assets");
 for (const f of readdirSync(assets)) cpSync(join(assets, f), join(siteDir, "assets", f));
-const hlCss = join(dirname(require.resolve("highlight.js/package.json")), "styles", "github.css");
-cpSync(hlCss, join(siteDir, "assets", "highlight.css"));
+const hlStyles = join(dirname(require.resolve("highlight.js/package.json")), "styles");
+writeFileSync(
+  join(siteDir, "assets", "highlight.css"),
+  highlightCss(
+    readFileSync(join(hlStyles, "github.css"), "utf8"),
+    readFileSync(join(hlStyles, "github-dark.css"), "utf8"),
+  ),
+);
+writeFileSync(join(siteDir, "assets", "search-index.js"), searchIndexScript(bodies));
+for (const [href, text] of markdownCopies) writeFileSync(join(siteDir, href), text);
+writeLlmsFiles();
 const swaggerVersion = copySwaggerAssets(siteDir);
 for (const [href, abs] of repoCopies) {
   mkdirSync(dirname(join(siteDir, href)), { recursive: true });

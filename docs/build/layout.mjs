@@ -2,6 +2,8 @@
  * The HTML shell of every page: header, navigation, content, on-page table of contents.
  * Every URL it writes is relative to the page, so the site works at `/`, at the kernel's `/docs/`, or from
  * a file system. No inline scripts (pages that need JS load a local file), no external URL of any kind.
+ * The search box, theme toggle and menu button are `hidden` until assets/site.js wires them, so a reader
+ * without JavaScript never sees a control that does nothing.
  */
 import { relativeHref } from "./markdown.mjs";
 
@@ -43,6 +45,7 @@ export function renderPage(page) {
 <link rel="icon" href="${to("assets/favicon.svg")}" type="image/svg+xml">
 <link rel="stylesheet" href="${to("assets/site.css")}">
 <link rel="stylesheet" href="${to("assets/highlight.css")}">
+<script src="${to("assets/theme.js")}"></script>
 ${page.head ?? ""}
 </head>
 <body class="${page.wide ? "wide" : ""}">
@@ -54,9 +57,15 @@ ${page.head ?? ""}
     <a href="${to("api/cap.html")}">API</a>
     <a href="${to("requirements.html")}">Requirements</a>
   </nav>
+  <div class="search" role="search" hidden>
+    <input type="search" id="site-search" placeholder="Search docs" aria-label="Search the docs" autocomplete="off" aria-controls="search-results" aria-expanded="false">
+    <div id="search-results" class="search-results" role="listbox" aria-label="Search results" hidden></div>
+  </div>
+  <button type="button" class="theme-toggle" aria-label="Dark mode" aria-pressed="false" title="Dark mode" hidden><span aria-hidden="true">◐</span></button>
+  <button type="button" class="nav-toggle" aria-expanded="false" aria-controls="site-nav" hidden>Menu</button>
 </header>
 <div class="layout">
-<nav class="side" aria-label="Site">
+<nav class="side" id="site-nav" aria-label="Site">
 ${nav}
 </nav>
 <main id="content">
@@ -65,6 +74,8 @@ ${page.body}
 ${tocHtml}
 </div>
 <footer>Built from the CAP v1 monorepo at build time; no network needed to read it.</footer>
+<script src="${to("assets/site.js")}" defer></script>
+<script src="${to("assets/search.js")}" defer></script>
 ${scripts}
 </body>
 </html>

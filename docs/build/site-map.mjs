@@ -5,11 +5,15 @@
  * Any other top-level docs/*.md is published too, under "More", so nobody's page silently disappears.
  *
  * `optional: true` sources may not exist yet; the page then says so instead of breaking the build.
+ * `ifPresent: true` sources are left out of the site (and its navigation) until they exist.
  */
 export const NAV = [
   {
     section: "Start",
-    items: [{ src: "index.md", href: "index.html", title: "Overview" }],
+    items: [
+      { src: "index.md", href: "index.html", title: "Overview" },
+      { src: "drivers.md", href: "drivers.html", title: "CAP for driver authors", ifPresent: true },
+    ],
   },
   {
     section: "Protocol",
