@@ -3,13 +3,14 @@
  *
  * What it adds on top of plain marked: stable heading ids (GitHub-style slugs, so `CAP.md#events` keeps
  * working), links between `.md` sources rewritten to the built `.html` pages (relative, so the site works
- * under any prefix, e.g. the kernel's `/docs/`), `<!-- include: path -->` to embed a real, CI-tested file
- * as a code block, and a list of the page's headings for the table of contents.
+ * under any prefix, e.g. the kernel's `/docs/`), `<!-- include: path -->` regions that hold a real, CI-tested
+ * file as a code block (written by includes.mjs for GitHub, checked here against the file), and a list of the page's headings for the table of contents.
  *
  * Must never: fetch anything, or leave a link pointing at a `.md` file that was not built.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, extname, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import hljs from "highlight.js";
 import { Marked } from "marked";
 
@@ -27,19 +28,31 @@ export function slugify(text) {
 const LANG_BY_EXT = { ".ts": "typescript", ".mjs": "javascript", ".js": "javascript", ".py": "python" };
 Object.assign(LANG_BY_EXT, { ".sh": "bash", ".yaml": "yaml", ".yml": "yaml", ".json": "json" });
 
-/** Replaces `<!-- include: relative/path -->` lines with a fenced block of that file (path from the .md file). */
-export function expandIncludes(source, fromFile) {
-  return source.replace(/^<!--\s*include:\s*(\S+)\s*-->\s*$/gm, (_m, rel) => {
+/** The fenced block an include expands to: the file's text, in a fence longer than any inside it. */
+export function includeBlock(path) {
+  const text = readFileSync(path, "utf8");
+  const lang = LANG_BY_EXT[extname(path)] ?? "";
+  const fence = text.includes("```") ? "````" : "```";
+  return `${fence}${lang}\n${text.replace(/\n$/, "")}\n${fence}`;
+}
+
+const INCLUDE = /^<!--\s*include:\s*(\S+)\s*-->[ \t]*\n(?:([\s\S]*?)^<!--\s*\/include\s*-->[ \t]*$)?/gm;
+
+/**
+ * Writes each `<!-- include: path -->` region as the directive, the file's current text as a fenced block,
+ * and `<!-- /include -->` (path relative to the .md file), so GitHub shows the code too. With `check`, a
+ * region whose block differs from its file throws instead: the site never shows stale code.
+ */
+export function expandIncludes(source, fromFile, { check = false } = {}) {
+  return source.replace(INCLUDE, (whole, rel, current) => {
     const path = resolve(dirname(fromFile), rel);
-    let text;
-    try {
-      text = readFileSync(path, "utf8");
-    } catch {
-      throw new Error(`${fromFile}: include of ${rel} failed: ${path} does not exist`);
-    }
-    const lang = LANG_BY_EXT[extname(path)] ?? "";
-    const fence = text.includes("```") ? "````" : "```";
-    return `${fence}${lang}\n${text.replace(/\n$/, "")}\n${fence}`;
+    if (!existsSync(path)) throw new Error(`${fromFile}: include of ${rel} failed: ${path} does not exist`);
+    const region = `<!-- include: ${rel} -->\n${includeBlock(path)}\n<!-- /include -->`;
+    if (check && (current === undefined || whole.trimEnd() !== region))
+      throw new Error(
+        `${fromFile}: the included copy of ${rel} differs from the file; run \`npx -y pnpm@12.4.2 --filter @commonly/cap-docs generate\``,
+      );
+    return region;
   });
 }
 
@@ -86,6 +99,13 @@ export function renderMarkdown(source, ctx) {
         const cls = known ? ` class="hljs language-${language}"` : ' class="hljs"';
         return `<pre><code${cls}>${body}</code></pre>\n`;
       },
+      // Raw HTML (the home page's cards) links to .md sources too, for GitHub; the site gets the pages.
+      html({ text }) {
+        return text.replace(
+          /href="([^"]+\.md(?:#[^"]*)?)"/g,
+          (_m, href) => `href="${escapeHtml(rewriteHref(href, ctx) ?? href)}"`,
+        );
+      },
       link({ href, title, tokens }) {
         const inner = this.parser.parseInline(tokens);
         const target = rewriteHref(href, ctx);
@@ -96,10 +116,21 @@ export function renderMarkdown(source, ctx) {
       },
     },
   });
-  const html = marked.parse(expandIncludes(source, ctx.file), { async: false });
+  const html = marked.parse(expandIncludes(source, ctx.file, { check: true }), { async: false });
   const h1 = headings.find((h) => h.depth === 1);
   return { html, title: h1 ? h1.text : null, headings };
 }
+
+const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+
+// Pages the site generates from a repository file: a source links to the file (which GitHub shows), the
+// site to the page built from it.
+const GENERATED_PAGES = {
+  "spec/requirements.yaml": "requirements.html",
+  "spec/errors.yaml": "errors.html",
+  "spec/generated/cap-v1.openapi.yaml": "api/cap.html",
+  "spec/generated/kernel-admin.openapi.yaml": "api/admin.html",
+};
 
 /**
  * Maps a link written in a .md file to the built site: another page's .md → its .html (fragment kept); any
@@ -111,6 +142,11 @@ export function rewriteHref(href, ctx) {
   if (/^([a-z]+:|#)/i.test(href)) return href;
   const [path, fragment] = href.split("#");
   const abs = resolve(dirname(ctx.file), decodeURIComponent(path));
+  const generated = GENERATED_PAGES[relative(REPO, abs).split("\\").join("/")];
+  if (generated) {
+    const rel = relativeHref(ctx.fromHref, generated);
+    return fragment ? `${rel}#${fragment}` : rel;
+  }
   const page = path.endsWith(".md") ? ctx.mdToHref(abs) : null;
   if (page) {
     const rel = relativeHref(ctx.fromHref, page);

@@ -4,7 +4,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { barChartSvg, chartsOf, loadResults, meetsGoal, renderBenchmarks } from "../build/benchmarks.mjs";
-import { relativeHref, renderMarkdown, slugify } from "../build/markdown.mjs";
+import { expandIncludes, relativeHref, renderMarkdown, slugify } from "../build/markdown.mjs";
 import { normalizeChecks, normalizeRequirements, renderRequirementsPage } from "../build/requirements.mjs";
 
 const docsDir = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -161,10 +161,43 @@ describe("markdown", () => {
     expect(html).toContain('<span class="hljs-keyword">const</span>');
   });
 
-  it("embeds an included file as a code block and fails when it is missing", () => {
-    const { html } = renderMarkdown("<!-- include: ../benchmarks/expected.yaml -->", ctx);
+  it("writes an included file into its region once, and fails when the file is missing", () => {
+    const region = expandIncludes("<!-- include: ../benchmarks/expected.yaml -->\n", ctx.file);
+    expect(region).toMatch(
+      /^<!-- include: \.\.\/benchmarks\/expected\.yaml -->\n```yaml\n[\s\S]*\n```\n<!-- \/include -->/,
+    );
+    expect(expandIncludes(region, ctx.file)).toBe(region);
+    const { html } = renderMarkdown(region, ctx);
+    expect(html.match(/<pre>/g)).toHaveLength(1);
     expect(html).toContain("language-yaml");
-    expect(() => renderMarkdown("<!-- include: ../missing.py -->", ctx)).toThrow(/does not exist/);
+    expect(() => expandIncludes("<!-- include: ../missing.py -->\n", ctx.file)).toThrow(/does not exist/);
+  });
+
+  it.each([
+    [
+      "a region whose copy differs from the file",
+      "<!-- include: ../benchmarks/expected.yaml -->\n```yaml\nold\n```\n<!-- /include -->",
+    ],
+    ["a directive never generated", "<!-- include: ../benchmarks/expected.yaml -->\n"],
+  ])("fails the site build on %s", (_name, md) => {
+    expect(() => renderMarkdown(md, ctx)).toThrow(/differs from the file; run/);
+  });
+
+  it.each([
+    ["../../spec/requirements.yaml", "../requirements.html"],
+    ["../../spec/errors.yaml#auth", "../errors.html#auth"],
+    ["../../spec/generated/cap-v1.openapi.yaml", "../api/cap.html"],
+    ["../../spec/generated/kernel-admin.openapi.yaml", "../api/admin.html"],
+  ])("links %s, the source of a generated page, to that page (%s)", (href, want) => {
+    expect(renderMarkdown(`[x](${href})`, ctx).html).toContain(`href="${want}"`);
+  });
+
+  it("rewrites .md links in raw HTML to the built pages", () => {
+    const { html } = renderMarkdown(
+      '<div class="cards"><a class="card" href="../CAP.md#events">x</a></div>',
+      ctx,
+    );
+    expect(html).toContain('href="../cap.html#events"');
   });
 
   it.each([
