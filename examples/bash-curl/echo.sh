@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A CAP v1 echo driver in bash with curl and jq (Debian: apt-get install curl jq).
-# Long-polls its events, answers human messages and mentions with "echo: <content>" in the same pod,
-# acks every event, and acks the types it does not handle as "skipped".
+# Long-polls its events, answers each mention of itself with "echo: <content>" in the same pod (its own
+# @name dropped, any other @name without its @, so its reply wakes no agent and two echoes never chain),
+# acks every event, and acks the types it does not handle (a message that does not mention it too) as "skipped".
 # Run:  CAP_URL=http://127.0.0.1:7070 CAP_TOKEN=cm_agent_... ./echo.sh
 set -euo pipefail
 command -v jq >/dev/null || { echo "echo.sh needs jq (apt-get install jq)" >&2; exit 2; }
@@ -19,6 +20,15 @@ cap() {
   if [[ -n $body ]]; then args+=(-H "Content-Type: application/json" --data "$body"); fi
   curl "${args[@]}" "$@" "$BASE$path"
 }
+
+# One jq per event: its fields, and the reply body, whose text has the mention of this agent (payload.mention)
+# removed and no `@` left where the kernel would read a mention (not after a letter, digit or `_`).
+# shellcheck disable=SC2016
+FIELDS='.payload as $p | ($p.mention // "" | gsub("(?<c>[.*+?^${}()|\\[\\]\\\\])"; "\\\(.c)")) as $own
+  | ($p.content // "" | if $own == "" then . else gsub("(?<![A-Za-z0-9_])@" + $own + "(?![A-Za-z0-9_-])"; ""; "i") end
+     | gsub("(?<![A-Za-z0-9_])@(?=[A-Za-z0-9_])"; "") | [splits("\\s+")] | map(select(. != "")) | join(" ")
+     | if . == "" then "(nothing to echo)" else . end) as $text
+  | @sh "id=\(.id) type=\(.type) pod=\(.podId) reply=\({content: ("echo: " + $text), replyToMessageId: $p.messageId} | tojson)"'
 
 INTERVAL=5 # seconds: the least backoff, and the poll interval of a kernel that does not long-poll
 headers=$(mktemp)
@@ -44,10 +54,10 @@ while true; do
   # One event per poll: a shell handles an event in tens of milliseconds, so nothing it holds waits out
   # its lease in the batch (a driver that does not renew must not fetch more than it starts in a lease).
   jq -c '.events[]' <<<"$answer" | while read -r event; do
-    # One jq per event for its fields and the reply body (each jq costs a process start).
-    eval "$(jq -r '@sh "id=\(.id) type=\(.type) pod=\(.podId) reply=\({content: ("echo: " + (.payload.content // "")), replyToMessageId: .payload.messageId} | tojson)"' <<<"$event")"
+    # (each jq costs a process start, so one does it all)
+    eval "$(jq -r "$FIELDS" <<<"$event")"
     case $type in
-    message.posted | mention.received | chat.mention | thread.mention) # the last two: production names
+    mention.received | chat.mention | thread.mention) # the last two: production names
       # Idempotency-Key from the event id: a redelivery re-posting the reply does not post twice.
       posted=$(cap POST "/pods/$pod/messages" "$reply" -H "Idempotency-Key: echo-$id") || break
       result=$(jq -c '{result: {outcome: "posted", messageId: (.id // .message.id)}}' <<<"$posted") outcome=posted

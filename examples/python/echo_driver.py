@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """A CAP v1 echo driver in Python 3, standard library only.
 
-Long-polls its events, answers every human message and mention with "echo: <content>" in the same pod,
-keeps a count of echoes in its memory (section long_term), acks every event, and skips types it does not
+Long-polls its events, answers each mention of itself with "echo: <content>" in the same pod (its own
+@name dropped, any other @name without its @, so its reply wakes no agent and two echoes never chain),
+ignores messages that do not mention it, keeps a count of echoes in its memory (section long_term), acks every event, and skips types it does not
 handle. Run:  CAP_URL=http://127.0.0.1:7070 CAP_TOKEN=cm_agent_... python3 echo_driver.py
 """
 import http.client
 import json
 import os
+import re
 import signal
 import sys
 import time
@@ -21,6 +23,7 @@ INTERVAL = 5  # seconds between polls when the kernel does not hold a poll open,
 # A broken connection surfaces as OSError (URLError, ConnectionResetError, TimeoutError) or, when the
 # kernel hangs up before answering, as http.client.RemoteDisconnected: all of them mean "try again later".
 NETWORK_ERRORS = (OSError, http.client.HTTPException)
+AT_MENTION = re.compile(r"(?<![A-Za-z0-9_])@(?=[A-Za-z0-9_])")  # where the kernel would read a mention
 
 
 def call(method, path, body=None, headers=None, timeout=10):
@@ -45,16 +48,24 @@ def remember_echo(content):
     call("PUT", "/memory", {"sections": {"long_term": {"content": note}}, "sourceRuntime": "example-python"})
 
 
+def echo_text(content, own_name):
+    """The content without the mention of own_name, and no @ left where the kernel would read a mention."""
+    if own_name:
+        content = re.sub(rf"(?<![A-Za-z0-9_])@{re.escape(own_name)}(?![A-Za-z0-9_-])", "", content, flags=re.I)
+    return " ".join(AT_MENTION.sub("", content).split()) or "(nothing to echo)"
+
+
 def handle(event):
     """Returns the ack result for one event."""
     # chat.mention / thread.mention: the production kernel's names (cap-kernel --profile production).
-    if event["type"] not in ("message.posted", "mention.received", "chat.mention", "thread.mention"):
+    if event["type"] not in ("mention.received", "chat.mention", "thread.mention"):
         return {"outcome": "skipped", "reason": f"echo does not handle {event['type']}"}
     payload = event["payload"]
-    reply = {"content": f"echo: {payload['content']}", "replyToMessageId": payload["messageId"]}
+    text = echo_text(payload["content"], payload.get("mention"))
+    reply = {"content": f"echo: {text}", "replyToMessageId": payload["messageId"]}
     # The key makes a redelivered event's post a no-op on kernels that advertise `idempotency-key`.
     posted = call("POST", f"/pods/{event['podId']}/messages", reply, {"Idempotency-Key": f"echo-{event['id']}"})
-    remember_echo(payload["content"])
+    remember_echo(text)
     # CAP answers 201 {id, createdAt}; the production dialect 200 {success, message: {id, ...}}.
     return {"outcome": "posted", "messageId": posted.get("id") or posted["message"]["id"]}
 

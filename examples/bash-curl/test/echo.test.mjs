@@ -40,9 +40,11 @@ afterAll(async () => {
 });
 
 describe("examples/bash-curl against cap-kernel", () => {
-  it("posts the echo threaded under the message, content intact, and acks the event once", async () => {
+  it("posts the echo threaded under the @mention, content intact, and acks the event once", async () => {
     const content = `it's "quoted" and costs $5 — ok?`;
-    const posted = await kernel.admin.post(`/api/pods/${kernel.podId}/messages`, { content });
+    const posted = await kernel.admin.post(`/api/pods/${kernel.podId}/messages`, {
+      content: `@echo-sh ${content}`,
+    });
     const reply = await eventually(async () => {
       const { messages } = await kernel.admin.get(`/api/pods/${kernel.podId}/messages?limit=20`);
       return messages.find((m) => m.content === `echo: ${content}`);
@@ -50,10 +52,34 @@ describe("examples/bash-curl against cap-kernel", () => {
     expect(reply.author).toMatchObject({ kind: "agent", name: "echo-sh" });
     expect(reply.replyToMessageId).toBe(posted.id);
     const ev = await eventually(
-      async () => (await eventsOf("echo-sh")).find((e) => e.type === "message.posted" && e.state === "acked"),
+      async () =>
+        (await eventsOf("echo-sh")).find((e) => e.type === "mention.received" && e.state === "acked"),
       "the event acked",
     );
     expect(ev.attempts).toBe(1);
+  });
+
+  it("acks a message that does not mention it as skipped, and mentions no agent in a reply", async () => {
+    const plain = await kernel.admin.post(`/api/pods/${kernel.podId}/messages`, { content: "no one here" });
+    const asked = await kernel.admin.post(`/api/pods/${kernel.podId}/messages`, {
+      content: "@echo-sh ask @someone-else",
+    });
+    const ev = await eventually(
+      async () =>
+        (await eventsOf("echo-sh")).find((e) => e.payload?.messageId === plain.id && e.state === "acked"),
+      "the message.posted event acked",
+    );
+    await eventually(
+      () => driver.output().includes(`message.posted ${ev.id}: skipped`),
+      "the driver's log line",
+    );
+    const reply = await eventually(async () => {
+      const { messages } = await kernel.admin.get(`/api/pods/${kernel.podId}/messages?limit=50`);
+      return messages.find((m) => m.replyToMessageId === asked.id);
+    }, "the reply to the mention");
+    expect(reply.content).toBe("echo: ask someone-else");
+    const { messages } = await kernel.admin.get(`/api/pods/${kernel.podId}/messages?limit=50`);
+    expect(messages.filter((m) => m.replyToMessageId === plain.id)).toEqual([]);
   });
 
   it("acks an event type it does not handle as skipped", async () => {
@@ -86,7 +112,9 @@ describe("examples/bash-curl against cap-kernel", () => {
       name: "examples/bash-curl (rider)",
     });
     try {
-      const posted = await kernel.admin.post(`/api/pods/${kernel.podId}/messages`, { content: "outage" });
+      const posted = await kernel.admin.post(`/api/pods/${kernel.podId}/messages`, {
+        content: "@echo-sh-rider outage",
+      });
       await eventually(() => refused.some((r) => r.endsWith("/ack")), "the rider's ack refused with 503", {
         timeoutMs: 30_000,
       });
@@ -98,7 +126,9 @@ describe("examples/bash-curl against cap-kernel", () => {
           ),
         "the rider's event acked",
       );
-      await kernel.admin.post(`/api/pods/${kernel.podId}/messages`, { content: "after the outage" });
+      await kernel.admin.post(`/api/pods/${kernel.podId}/messages`, {
+        content: "@echo-sh-rider after the outage",
+      });
       await eventually(async () => {
         const { messages } = await kernel.admin.get(`/api/pods/${kernel.podId}/messages?limit=50`);
         return messages.find(

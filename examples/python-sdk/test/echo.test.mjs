@@ -2,7 +2,8 @@
  * The README's proof, run as a user would: `python3 -m venv v && v/bin/pip install ./sdk-py`, then
  * `CAP_URL=… CAP_TOKEN=… v/bin/python examples/python-sdk/echo.py` against `cap-kernel demo` with the demo's
  * "helper" agent token; a human's @mention in the demo pod gets the echo, threaded under it, and the event
- * is acked `posted` after one delivery; another event type is acked `skipped`; SIGTERM stops it cleanly.
+ * is acked `posted` after one delivery; beside the demo's echo, a message gets exactly one reply per agent
+ * it mentions and none otherwise, with no chain; another event type is acked `skipped`; SIGTERM stops it.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -56,9 +57,20 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-const helperEvents = async () =>
-  (await admin.get(`/api/admin/pods/${seed.podId}/queue`)).agents.find((a) => a.agentName === "helper")
+const eventsOf = async (agent) =>
+  (await admin.get(`/api/admin/pods/${seed.podId}/queue`)).agents.find((a) => a.agentName === agent)
     ?.events ?? [];
+const helperEvents = () => eventsOf("helper");
+/** Echo and helper have acked (or failed) every event: no further post can come (events are written with it). */
+const settled = async () => {
+  for (const agent of ["echo", "helper"])
+    if ((await eventsOf(agent)).some((e) => e.state !== "acked" && e.state !== "failed")) return false;
+  return true;
+};
+const repliesTo = async (id) =>
+  (await admin.get(`/api/pods/${seed.podId}/messages?limit=100`)).messages.filter(
+    (m) => m.replyToMessageId === id,
+  );
 
 describe("examples/python-sdk/echo.py in the demo pod", () => {
   it("answers a human's @mention with the echo threaded under it, and acks it posted once", async () => {
@@ -67,7 +79,7 @@ describe("examples/python-sdk/echo.py in the demo pod", () => {
     });
     const reply = await eventually(async () => {
       const { messages } = await admin.get(`/api/pods/${seed.podId}/messages?limit=50`);
-      return messages.find((m) => m.content === "echo: @helper hello from Python");
+      return messages.find((m) => m.content === "echo: hello from Python");
     }, "the echo of the mention");
     expect(reply.author).toMatchObject({ kind: "agent", name: "helper" });
     expect(reply.replyToMessageId).toBe(asked.id);
@@ -78,6 +90,16 @@ describe("examples/python-sdk/echo.py in the demo pod", () => {
     expect(acked.attempts).toBe(1);
     await eventually(() => driver.output().includes(`mention.received ${acked.id}`), "the driver's log line");
     expect(driver.output()).toContain(`mention.received ${acked.id} attempt 1: posted`);
+  });
+
+  it("beside the demo's echo: no reply to a message that mentions no one, one reply from helper to @helper", async () => {
+    const plain = await admin.post(`/api/pods/${seed.podId}/messages`, { content: "good morning, everyone" });
+    const asked = await admin.post(`/api/pods/${seed.podId}/messages`, { content: "@helper hi" });
+    await eventually(async () => (await repliesTo(asked.id)).length > 0, "helper's reply");
+    await eventually(settled, "echo's and helper's queues settled");
+    expect(await repliesTo(plain.id)).toEqual([]);
+    const replies = await repliesTo(asked.id);
+    expect(replies.map((m) => [m.author.name, m.content])).toEqual([["helper", "echo: hi"]]);
   });
 
   it("acks an event type it does not handle as skipped", async () => {
@@ -98,6 +120,6 @@ describe("examples/python-sdk/echo.py in the demo pod", () => {
   it("stops on SIGTERM with its summary", async () => {
     await driver.stop();
     expect(driver.child.exitCode).toBe(0);
-    expect(driver.output()).toMatch(/stopped after 1 events \(\d+ skipped\)/);
+    expect(driver.output()).toMatch(/stopped after 2 events \(\d+ skipped\)/);
   });
 });

@@ -1,6 +1,7 @@
 /**
  * Runs `python3 echo_driver.py` against a real `cap-kernel` and checks its effect through the kernel:
- * the echo reply is in the pod, threaded under the human's message; the event is acked after one delivery;
+ * the echo reply to a human's @mention is in the pod, threaded under it (a message that mentions no one
+ * gets none); the event is acked after one delivery;
  * the driver's memory counts its echoes (read back through CAP `GET /memory` with its token); an event type
  * it does not handle is acked as skipped.
  */
@@ -41,22 +42,23 @@ afterAll(async () => {
 });
 
 describe("examples/python against cap-kernel", () => {
-  it("polls, posts the echo threaded under the message, and acks the event once", async () => {
+  it("polls, posts the echo threaded under the @mention, and acks the event once", async () => {
     const posted = await kernel.admin.post(`/api/pods/${kernel.podId}/messages`, {
-      content: "hello, Python",
+      content: "@echo-py hello, Python",
     });
     const reply = await echoOf("hello, Python");
     expect(reply.author).toMatchObject({ kind: "agent", name: "echo-py" });
     expect(reply.replyToMessageId).toBe(posted.id);
     const ev = await eventually(
-      async () => (await eventsOf("echo-py")).find((e) => e.type === "message.posted" && e.state === "acked"),
+      async () =>
+        (await eventsOf("echo-py")).find((e) => e.type === "mention.received" && e.state === "acked"),
       "the event acked",
     );
     expect(ev.attempts).toBe(1);
   });
 
   it("keeps a count of its echoes in memory", async () => {
-    await kernel.admin.post(`/api/pods/${kernel.podId}/messages`, { content: "second" });
+    await kernel.admin.post(`/api/pods/${kernel.podId}/messages`, { content: "@echo-py second" });
     await echoOf("second");
     const memory = await eventually(async () => {
       const res = await fetch(`${kernel.url}/api/agents/runtime/memory`, {
@@ -68,6 +70,20 @@ describe("examples/python against cap-kernel", () => {
     expect(memory.sections.long_term.content).toBe("echoes: 2 (last: second)");
     expect(memory.content).toBe(memory.sections.long_term.content);
     expect(memory.sourceRuntime).toBe("example-python");
+  });
+
+  it("acks a message that does not mention it as skipped, without a reply", async () => {
+    const plain = await kernel.admin.post(`/api/pods/${kernel.podId}/messages`, { content: "no one here" });
+    const ev = await eventually(
+      async () =>
+        (await eventsOf("echo-py")).find((e) => e.payload?.messageId === plain.id && e.state === "acked"),
+      "the message.posted event acked",
+    );
+    expect(ev.type).toBe("message.posted");
+    await eventually(() => driver.output().includes(`message.posted ${ev.id}`), "the driver's log line");
+    expect(driver.output()).toContain(`message.posted ${ev.id} attempt 1: skipped`);
+    const { messages } = await kernel.admin.get(`/api/pods/${kernel.podId}/messages?limit=50`);
+    expect(messages.filter((m) => m.replyToMessageId === plain.id)).toEqual([]);
   });
 
   it("acks an event type it does not handle as skipped", async () => {
@@ -101,7 +117,9 @@ describe("examples/python against cap-kernel", () => {
       name: "examples/python (rider)",
     });
     try {
-      const posted = await kernel.admin.post(`/api/pods/${kernel.podId}/messages`, { content: "outage" });
+      const posted = await kernel.admin.post(`/api/pods/${kernel.podId}/messages`, {
+        content: "@echo-py-rider outage",
+      });
       await eventually(() => unlock !== undefined, "the store to be taken away");
       await eventually(() => refused.some((r) => r.endsWith("/ack")), "the rider's ack refused with 503", {
         timeoutMs: 30_000,
@@ -114,7 +132,9 @@ describe("examples/python against cap-kernel", () => {
           ),
         "the rider's event acked",
       );
-      await kernel.admin.post(`/api/pods/${kernel.podId}/messages`, { content: "after the outage" });
+      await kernel.admin.post(`/api/pods/${kernel.podId}/messages`, {
+        content: "@echo-py-rider after the outage",
+      });
       await eventually(async () => {
         const { messages } = await kernel.admin.get(`/api/pods/${kernel.podId}/messages?limit=50`);
         return messages.find(

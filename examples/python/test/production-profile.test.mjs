@@ -36,7 +36,7 @@ describe("examples/python against cap-kernel --profile production", () => {
     });
     const reply = await eventually(async () => {
       const { messages } = await kernel.admin.get(`/api/pods/${kernel.podId}/messages?limit=50`);
-      return messages.find((m) => m.content === "echo: @echo-py hello");
+      return messages.find((m) => m.content === "echo: hello");
     }, "the echo");
     expect(reply.author).toMatchObject({ kind: "agent", name: "echo-py" });
     expect(reply.replyToMessageId).toBe(posted.id);

@@ -1,6 +1,6 @@
 /**
- * A minimal CAP driver for the demo: long-polls, answers every event that mentions it with "echo: …"
- * as a threaded reply (Idempotency-Key = event id, so a redelivery never posts twice), acks everything.
+ * A minimal CAP driver for the demo: long-polls, answers each mention of itself (and nothing else) with
+ * "echo: …" as a threaded reply that mentions no agent, so it never starts a chain (Idempotency-Key = event id, so a redelivery never posts twice), acks everything.
  * It talks to the kernel over HTTP like any external driver; stop() aborts the poll in flight. It knows
  * the production profile's mention names too, so `demo --profile production` answers as well.
  */
@@ -14,6 +14,15 @@ export interface EchoDriverOptions {
 }
 
 const MENTION_TYPES = new Set(["mention.received", "chat.mention", "thread.mention"]);
+/** `@` where the kernel would read a mention (services/fan-out.ts): not after a letter, digit or `_`. */
+const AT_MENTION = /(?<![A-Za-z0-9_])@(?=[A-Za-z0-9_])/g;
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** The text to echo: `content` without the mention of `self`, and every other `@name` without its `@`. */
+export function echoText(content: string, self: string): string {
+  const own = new RegExp(`(?<![A-Za-z0-9_])@${escapeRegExp(self)}(?![A-Za-z0-9_-])`, "gi");
+  return content.replace(own, "").replace(AT_MENTION, "").replace(/\s+/g, " ").trim() || "(nothing to echo)";
+}
 
 interface CapEvent {
   id: string;
@@ -30,7 +39,7 @@ export function startEchoDriver({ baseUrl, token, name, log = () => {} }: EchoDr
   async function handle(e: CapEvent) {
     const text = e.payload.content ?? "";
     if (MENTION_TYPES.has(e.type) && e.payload.messageId) {
-      const reply = text.replace(new RegExp(`@${name}\\b`, "gi"), "").trim() || "(nothing to echo)";
+      const reply = echoText(text, name);
       const r = await fetch(`${api}/pods/${e.podId}/messages`, {
         method: "POST",
         headers: { ...headers, "idempotency-key": `echo-${e.id}` },
