@@ -1,5 +1,5 @@
-"""FNV-1a and the stable per-agent jitter of ADR-005, bit for bit the TypeScript SDK's (internal/time.ts),
-so a Python and a TypeScript driver of the same agent spread their delays the same way."""
+"""FNV-1a and the stable per-agent delay offset (so agents that fail together retry apart), bit for bit
+the TypeScript SDK's (internal/time.ts), so a Python and a TypeScript driver of the same agent spread their delays the same way."""
 from __future__ import annotations
 
 

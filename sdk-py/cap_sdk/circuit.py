@@ -1,6 +1,6 @@
-"""The retry circuit of ADR-005 §Spawning semantics (production issue #782), as a pure state machine:
+"""The retry circuit that paces a driver after handler failures, as a pure state machine:
 given the class of each consecutive handler failure it says how long to wait before the next attempt.
-It owns no timers and reads no clock, so tests drive it with tables. Mirrors sdk-ts/src/internal/circuit.ts.
+It owns no timers and reads no clock, so tests drive it with tables. Mirrors sdk-ts/src/internal/driver/circuit.ts.
 
 - quota / configuration: a 15-minute circuit at once;
 - rate_limit: a circuit at 60 s, doubling on every failed probe up to 15 minutes;
@@ -47,7 +47,7 @@ _KIND_ALIASES = {
     "timeout": "runtime",
 }
 
-#: The failure classes of ADR-005.
+#: The failure classes the retry circuit tells apart.
 FAILURE_CLASSES = ("quota", "configuration", "rate_limit", "runtime")
 
 

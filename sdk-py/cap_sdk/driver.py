@@ -2,12 +2,12 @@
 
 Long-poll with a fallback to interval polling; a handled-ids store so redeliveries are re-acked without
 running the handler; acks with an outcome (batched with `POST /events/ack` where the kernel offers
-`batch-ack`); renewal of every held event's lease; on a handler failure the ADR-005 retry circuit, with
-the event released for the circuit's delay where the kernel offers `release`; poll backoff that never
-gives up except on three consecutive 401/403, and the same backoff before the next poll after a batch
-whose acks failed or whose events the kernel had already acked (so no answer, however wrong, makes it
-spin); a graceful stop on SIGINT/SIGTERM. It prints nothing (hooks report everything) and never acks an
-event whose handler did not finish.
+`batch-ack`); renewal of every held event's lease; on a handler failure the retry circuit (a delay chosen
+by the failure's class), with the event released for the circuit's delay where the kernel offers
+`release`; poll backoff that never gives up except on three consecutive 401/403, and the same backoff
+before the next poll after a batch whose acks failed or whose events the kernel had already acked (so no
+answer, however wrong, makes it spin); a graceful stop on SIGINT/SIGTERM. It prints nothing (hooks report
+everything) and never acks an event whose handler did not finish.
 Mirrors sdk-ts/src/driver.ts; threads, not asyncio (README § Why threads). Acks and releases are in
 `_settle.py`, lease renewal in `_leases.py`, one handler turn in `_turn.py`, stopping in `stop.py`; what is
 left is the loop, one idea (about 450 lines, a tenth of them run_driver's reference docstring).

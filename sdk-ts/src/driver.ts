@@ -3,8 +3,8 @@
  * Long-poll with a fallback to interval polling, polls retry-safe by `pollId`, serial handling (or
  * opt-in concurrency with a per-pod lock), renewal of every lease it holds (the running event and
  * the fetched ones still waiting), a handled-ids store so redeliveries are re-acked without running
- * the handler, the ADR-005 retry circuit after handler failures (the failed event released to come
- * back when the probe is due), batch acks where the kernel has them, poll backoff that never gives
+ * the handler, the retry circuit after handler failures (a delay chosen by the failure's class; the
+ * failed event released to come back when the probe is due), batch acks where the kernel has them, poll backoff that never gives
  * up except on three consecutive 401/403, the same backoff before the next poll after a batch whose
  * acks failed or whose events the kernel had already acked (so no answer, however wrong, makes it
  * spin), and a graceful stop that releases what it did not start.

@@ -58,7 +58,7 @@ export function fnv1a(text: string): number {
   return hash >>> 0;
 }
 
-/** A stable fraction in [0, 0.2) for `key`: the per-agent delay offset of ADR-005. */
+/** A stable fraction in [0, 0.2) for `key`: the per-agent delay offset, so agents that fail together retry apart. */
 export function stableJitter(key: string): number {
   // FNV-1a barely moves its high bits when only the last characters differ (agent-1, agent-2):
   // finish with murmur3's fmix32 so similar names still spread evenly.

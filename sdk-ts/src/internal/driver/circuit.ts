@@ -1,5 +1,5 @@
 /**
- * The retry circuit of ADR-005 §Spawning semantics (production issue #782), as a pure state
+ * The retry circuit that paces a driver after handler failures, as a pure state
  * machine: given the class of each consecutive handler failure it says how long to wait before the
  * next attempt. It owns no timers and reads no clock, so tests drive it with tables.
  *
@@ -11,7 +11,7 @@
  * - only a completed handler turn resets it.
  */
 
-/** The failure classes of ADR-005. */
+/** The failure classes the retry circuit tells apart. */
 export type FailureClass = "quota" | "configuration" | "rate_limit" | "runtime";
 
 export const CIRCUIT_START_MS = 60_000;
