@@ -77,14 +77,39 @@ const CHART_CSS = [
   ".goal{stroke:#111827;stroke-width:2;stroke-dasharray:4 2}.axis{stroke:#9ca3af}",
 ].join("");
 
+// Width of one character of the 13 px label font, on the wide side (DejaVu Sans, Chromium's default on
+// Debian, measures about 6.8 px): labels are laid out without a browser, so they get room to spare.
+const CHAR_W = 7.4;
+const LABEL_MAX_W = 430;
+
+/** Splits a label into lines that fit `maxChars`, at spaces (a word longer than a line stays whole). */
+export function wrapLabel(text, maxChars) {
+  const lines = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    if (line && line.length + 1 + word.length > maxChars) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+
 /** One horizontal bar chart as a standalone SVG string. Pure: same input, same bytes. */
 export function barChartSvg({ title, unit, rows }) {
-  const labelW = 300;
+  const longest = Math.max(...rows.map((r) => r.result.name.length), 10);
+  const labelW = Math.min(LABEL_MAX_W, Math.ceil(longest * CHAR_W) + 12);
+  const maxChars = Math.floor((labelW - 12) / CHAR_W);
+  const labels = rows.map((r) => wrapLabel(r.result.name, maxChars));
+  const lineH = 16;
+  const rowHs = labels.map((l) => Math.max(30, l.length * lineH + 12));
   const plotW = 420;
-  const rowH = 30;
   const top = 34;
-  const width = labelW + plotW + 110;
-  const height = top + rows.length * rowH + 34;
+  const titleW = Math.ceil((title.length + unit.length + 3) * 8.6);
+  const width = Math.max(labelW + plotW + 110, titleW);
+  const bodyH = rowHs.reduce((a, b) => a + b, 0);
+  const height = top + bodyH + 34;
   const goals = rows.map((r) => (r.result.goal ? r.result.goal.target : 0));
   const max = Math.max(...rows.map((r) => r.value), ...goals, 0) * 1.08 || 1;
   const x = (v) => labelW + (Math.max(v, 0) / max) * plotW;
@@ -93,26 +118,37 @@ export function barChartSvg({ title, unit, rows }) {
     `<title>${escapeHtml(title)} (${escapeHtml(unit)})</title>`,
     `<style>${CHART_CSS}</style>`,
     `<text x="0" y="18" class="chart-title">${escapeHtml(title)} <tspan class="chart-unit">(${escapeHtml(unit)})</tspan></text>`,
-    `<line x1="${labelW}" y1="${top - 6}" x2="${labelW}" y2="${top + rows.length * rowH}" class="axis"/>`,
+    `<line x1="${labelW}" y1="${top - 6}" x2="${labelW}" y2="${top + bodyH}" class="axis"/>`,
   ];
+  let y = top;
   rows.forEach((row, i) => {
-    const y = top + i * rowH;
+    const rowH = rowHs[i];
+    const mid = y + rowH / 2;
     const ok = meetsGoal(row.result);
     const cls = ok === null ? "bar" : ok ? "bar pass" : "bar fail";
     const w = Math.max(x(row.value) - labelW, 1);
+    const lines = labels[i];
+    const firstY = mid + 5 - ((lines.length - 1) * lineH) / 2;
+    const label =
+      lines.length === 1
+        ? escapeHtml(lines[0])
+        : lines
+            .map((l, n) => `<tspan x="${labelW - 8}" y="${firstY + n * lineH}">${escapeHtml(l)}</tspan>`)
+            .join("");
     parts.push(
-      `<text x="${labelW - 8}" y="${y + 18}" class="label" text-anchor="end">${escapeHtml(row.result.name)}</text>`,
-      `<rect x="${labelW}" y="${y + 5}" width="${w.toFixed(1)}" height="${rowH - 10}" class="${cls}" data-id="${escapeHtml(row.result.id)}"/>`,
-      `<text x="${(labelW + w + 6).toFixed(1)}" y="${y + 18}" class="value">${escapeHtml(formatNumber(row.value))}</text>`,
+      `<text x="${labelW - 8}" y="${firstY}" class="label" text-anchor="end">${label}</text>`,
+      `<rect x="${labelW}" y="${mid - 10}" width="${w.toFixed(1)}" height="20" class="${cls}" data-id="${escapeHtml(row.result.id)}"/>`,
+      `<text x="${(labelW + w + 6).toFixed(1)}" y="${mid + 5}" class="value">${escapeHtml(formatNumber(row.value))}</text>`,
     );
     if (row.result.goal) {
       const gx = x(row.result.goal.target).toFixed(1);
       parts.push(
-        `<line x1="${gx}" y1="${y + 2}" x2="${gx}" y2="${y + rowH - 2}" class="goal"><title>goal ${escapeHtml(row.result.goal.op)} ${escapeHtml(formatNumber(row.result.goal.target))}</title></line>`,
+        `<line x1="${gx}" y1="${mid - 13}" x2="${gx}" y2="${mid + 13}" class="goal"><title>goal ${escapeHtml(row.result.goal.op)} ${escapeHtml(formatNumber(row.result.goal.target))}</title></line>`,
       );
     }
+    y += rowH;
   });
-  const legendY = top + rows.length * rowH + 22;
+  const legendY = top + bodyH + 22;
   parts.push(
     `<text x="${labelW}" y="${legendY}" class="legend">0</text>`,
     `<text x="${labelW + plotW}" y="${legendY}" class="legend" text-anchor="end">${escapeHtml(formatNumber(max))}</text>`,
