@@ -23,7 +23,11 @@ const RULES = [
   },
   { id: "pr", re: /\b(?:PR|pull request) #?\d+/gi, instead: "say what changed, without the tracker number" },
   { id: "issue", re: /\bissue #?\d+/gi, instead: "say what the issue asked for, without its number" },
-  { id: "shell", re: /\bthe shell\b/gi, instead: "name the thing: 'a chat client', 'the terminal'" },
+  {
+    id: "shell",
+    re: /\bthe shell\b(?!\s+(?:blocks?|commands?|scripts?|sessions?|variables?)\b)/gi,
+    instead: "name the thing: 'a chat client', 'the terminal'",
+  },
   { id: "gap-label", re: /\bC[123]\b/g, instead: "name the topic ('audit', 'attempts', 'redelivery')" },
   {
     id: "production-date",
@@ -107,6 +111,7 @@ describe("findTerms", () => {
     ["counted since PR #822 and pull request 9", ["pr", "pr"]],
     ["the limits of issue 30", ["issue"]],
     ["The shell may render it", ["shell"]],
+    ["runs the shell blocks of a page in the shell session", []],
     ["| C2 `attempts` |", ["gap-label"]],
     ["the production kernel (August 2026)", ["production-date"]],
     ["Node 20 reached end of life in April 2026", []],
