@@ -102,6 +102,23 @@ describe.skipIf(notBuilt)(`the docs' policy${notBuilt ? ` (skipped: ${notBuilt})
     expect(found).toEqual([]);
   });
 
+  it("searches, copies code and switches theme under the policy (no fetch, no WebAssembly, no inline style)", async () => {
+    const { page, problems } = await open("/docs/quickstart/driver-http.html");
+    await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: base });
+    await page.fill("#site-search", "lease");
+    await page.locator("#search-results a").first().waitFor();
+    await page.keyboard.press("Escape");
+    expect(await page.locator("#search-results").isVisible()).toBe(false);
+    const copy = page.locator("main .code-block button.copy").first();
+    await copy.click();
+    await expect.poll(() => copy.textContent()).toBe("Copied");
+    await page.click("button.theme-toggle");
+    expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe("dark");
+    await page.waitForLoadState("networkidle");
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   it("refuses a script injected into a docs page, reporting the violation", async () => {
     const { page, problems } = await open("/docs/index.html");
     // An inline script runs during append() when the policy allows it, so no wait is needed for it; the
