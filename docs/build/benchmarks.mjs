@@ -183,6 +183,10 @@ export function renderBenchmarks({ data, expected, resultsPath }) {
     if (data.valid === false)
       html += `<p class="notice"><strong>INVALID run — no ratios.</strong> ${escapeHtml(data.invalidReason ?? "its baseline was not a ceiling")}. The figures below are shown without a verdict; re-run <code>pnpm bench</code> on a quiet machine.</p>`;
     html += `<p class="meta">Measured ${escapeHtml(data.generatedAt)} with <code>${escapeHtml(data.command)}</code> on ${m.cpus} CPU${m.cpus > 1 ? "s" : ""}${m.cpuModel ? ` (${escapeHtml(m.cpuModel)})` : ""}, Node ${escapeHtml(m.node)}${m.os ? `, ${escapeHtml(m.os)}` : ""}${m.memoryGiB ? `, ${m.memoryGiB} GiB` : ""}. Charts are drawn from <code>${escapeHtml(resultsPath)}</code> when the site is built.</p>`;
+    const judged = results.filter((r) => meetsGoal(r) !== null);
+    const missed = judged.filter((r) => meetsGoal(r) === false);
+    if (data.valid !== false && judged.length)
+      html += `<p class="verdict"><strong>${judged.length - missed.length} of ${judged.length} goals met in this run.</strong>${missed.length ? ` Missed: ${missed.map((r) => `${escapeHtml(r.group)} — ${escapeHtml(r.name)}`).join("; ")}.` : ""}</p>`;
     chartsOf(results).forEach((c, i) => {
       const file = `chart-${i + 1}.svg`;
       charts.push([file, barChartSvg({ title: c.group, unit: c.unit, rows: c.rows })]);

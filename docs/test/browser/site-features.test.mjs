@@ -222,6 +222,33 @@ describe("llms.txt and llms-full.txt", () => {
 });
 
 describe("benchmark charts", () => {
+  it("draws the table and the charts from the same results.json", () => {
+    const { results } = JSON.parse(readFileSync(join(docsDir, "benchmarks", "results.json"), "utf8"));
+    const html = readFileSync(join(siteDir, "benchmarks.html"), "utf8");
+    const svgs = readdirSync(join(siteDir, "benchmarks"))
+      .filter((f) => f.endsWith(".svg"))
+      .map((f) => readFileSync(join(siteDir, "benchmarks", f), "utf8"))
+      .join("\n");
+    for (const r of results) {
+      const bar = new RegExp(`<rect [^>]*data-id="${r.id}"/>\\n<text [^>]*>([^<]+)</text>`).exec(svgs);
+      expect(bar, r.id).not.toBeNull();
+      const shown = r.goal?.of === "ratio" ? r.ratio : r.value;
+      const row = html
+        .split("<tr>")
+        .find(
+          (tr) =>
+            tr.includes(`<td>${r.name.replace(/&/g, "&amp;")}</td>`) &&
+            tr.includes(r.group.replace(/&/g, "&amp;")),
+        );
+      expect(row, r.id).toBeDefined();
+      // The chart's label and the table's cell are the same formatted number…
+      expect(row).toMatch(new RegExp(`>${bar[1].replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}[< ]`));
+      // …and that number is the result's, to the digits shown (0.257 vs 0.282 fails).
+      const displayed = Number(bar[1].replace(/,/g, ""));
+      expect(Math.abs(displayed - shown)).toBeLessThanOrEqual(Math.max(0.0005, 0.005 * Math.abs(shown)));
+    }
+  });
+
   it("keeps every label of every chart inside its SVG", async () => {
     const charts = readdirSync(join(siteDir, "benchmarks")).filter((f) => f.endsWith(".svg"));
     expect(charts.length).toBeGreaterThan(0);
