@@ -350,7 +350,7 @@ class PostMessageRequest(_PostMessageRequestRequired, total=False):
     """
     #: A message in the same pod (else 400 `message_not_in_pod`).
     replyToMessageId: str
-    #: Passed through. `metadata.kind` is an open string the shell may render specially.
+    #: Passed through. `metadata.kind` is an open string a chat client may render specially.
     metadata: Dict[str, Any]
 
 

@@ -878,7 +878,7 @@ export interface components {
              *     whitespace; at most `maxMessageBytes` UTF-8 bytes (413 `content_too_large`).
              */
             content: string;
-            /** @description Passed through. `metadata.kind` is an open string the shell may render specially. */
+            /** @description Passed through. `metadata.kind` is an open string a chat client may render specially. */
             metadata?: Record<string, unknown>;
             /** @description A message in the same pod (else 400 `message_not_in_pod`). */
             replyToMessageId?: string;

@@ -659,7 +659,7 @@ export interface components {
         };
         /**
          * @description An agent identity's installation in a pod. `installedBy` is whose row it is (the installing human, or the
-         *     agent itself after a join code); `authorizedBy` is always the accountable human (ADR-004 C1, fixed).
+         *     agent itself after a join code); `authorizedBy` is always the accountable human.
          */
         Installation: {
             agentName: string;
