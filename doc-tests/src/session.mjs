@@ -4,7 +4,8 @@
  * verbatim. A page gets a scratch folder — `cwd=root` is a copy of the repository root made of symlinks to
  * the clone's top-level entries (so files the page writes, `.cap-kernel/` included, stay out of the clone),
  * `cwd=empty` an empty folder — its own free port as `CAP_PORT` (the kernel's documented port variable) and
- * its own `HOME`.
+ * its own `HOME`. `fake=claude` puts the CLI tests' fake of that command (cli/test/fixtures/bin) first on
+ * the block's PATH, and `stop` presses Ctrl-C (SIGINT) on the page's background blocks before its block.
  *
  * Must never: change a block's text, pass a block a value the page does not show how to get, or leave a
  * process of the page running when it returns.
@@ -12,11 +13,13 @@
 import { spawn } from "node:child_process";
 import {
   closeSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   openSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   rmSync,
   symlinkSync,
   writeFileSync,
@@ -35,6 +38,20 @@ const DEMO = [
   "--docs-dir",
   join(ROOT, "docs/site"),
 ];
+
+// The CLI tests' fakes of claude, codex, gemini and cursor-agent: they answer without any model.
+export const FAKES = join(ROOT, "cli/test/fixtures/bin");
+
+/** A folder holding only the named fakes (`fake=claude,codex`), so the block finds nothing else there. */
+function fakeBin(dir, names) {
+  mkdirSync(dir, { recursive: true });
+  for (const name of String(names).split(",")) {
+    const target = join(FAKES, name);
+    if (!existsSync(target)) throw new Error(`fake=${name}: no ${target}`);
+    if (!existsSync(join(dir, name))) symlinkSync(realpathSync(target), join(dir, name));
+  }
+  return dir;
+}
 
 // Shell variables that belong to bash itself, not to the reader's session.
 const BASH_OWN =
@@ -124,12 +141,25 @@ export async function runPage(blocks) {
             error: `${where}: the demo kernel did not start\n${tail(readLog(kernel.log))}`,
           };
       }
+      if (a.stop) {
+        // The reader presses Ctrl-C in each terminal left running before going on.
+        for (const entry of background.splice(0)) {
+          const error = await settle(entry, true);
+          if (error) return { ok: false, error };
+        }
+      }
       const script = join(scratch, `block-${i}.sh`);
-      const save = `__cap_save() { { declare -p $(compgen -v | grep -Ev '${BASH_OWN.source}') 2>/dev/null | grep -Ev '^declare -[a-zA-Z]*r'; declare -f; alias -p; } > '${state}'; pwd > '${cwdFile}'; }`;
+      const fakes = a.fake ? fakeBin(join(scratch, `fake-${i}`), a.fake) : null;
+      // The fakes stay this block's: the saved session forgets them.
+      const unfake = fakes
+        ? `PATH=":$PATH:"; PATH="\${PATH//:'${fakes}':/:}"; PATH="\${PATH#:}"; PATH="\${PATH%:}"; unset FAKE_CLI_STATE_DIR; `
+        : "";
+      const save = `__cap_save() { ${unfake}{ declare -p $(compgen -v | grep -Ev '${BASH_OWN.source}') 2>/dev/null | grep -Ev '^declare -[a-zA-Z]*r'; declare -f; alias -p; } > '${state}'; pwd > '${cwdFile}'; }`;
       const text = [
         "set -euo pipefail",
         "shopt -s expand_aliases",
         `[ -f '${state}' ] && source '${state}'`,
+        fakes ? `export PATH='${fakes}':"$PATH" FAKE_CLI_STATE_DIR='${join(scratch, "fake-state")}'` : "",
         a.background ? "" : `${save}\ntrap __cap_save EXIT`,
         `# ${where}`,
         block.body,
@@ -153,22 +183,9 @@ export async function runPage(blocks) {
         return { ok: false, error: `${where}: output does not match /${a.expect}/\n${tail(out)}` };
       cwd = readLog(cwdFile).trim() || cwd;
     }
-    for (const { proc, block, timeout } of background) {
-      const where = `${block.file}:${block.line}`;
-      const want = block.marker.attrs.expect;
-      if (want) {
-        const seen = await until(() => new RegExp(want).test(readLog(proc.log)) || proc.exit, timeout);
-        if (!seen || !new RegExp(want).test(readLog(proc.log)))
-          return {
-            ok: false,
-            error: `${where}: output does not match /${want}/\n${tail(readLog(proc.log))}`,
-          };
-      }
-      if (proc.exit && proc.exit.code !== 0)
-        return {
-          ok: false,
-          error: `${where}: exit ${proc.exit.code ?? proc.exit.signal}\n${tail(readLog(proc.log))}`,
-        };
+    for (const entry of background) {
+      const error = await settle(entry, false);
+      if (error) return { ok: false, error };
     }
     return { ok: true };
   } finally {
@@ -178,6 +195,31 @@ export async function runPage(blocks) {
     for (const g of groups) signalGroup(g.child.pid, "SIGKILL");
     rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * Waits for a background block's `expect`, then (`interrupt`) sends its process group SIGINT and waits for it
+ * to exit; resolves to an error text, or null when the block saw what it expects and did not fail (exited 0,
+ * or died of that SIGINT).
+ */
+async function settle({ proc, block, timeout }, interrupt) {
+  const where = `${block.file}:${block.line}`;
+  const want = block.marker.attrs.expect;
+  if (want) {
+    const seen = await until(() => new RegExp(want).test(readLog(proc.log)) || proc.exit, timeout);
+    if (!seen || !new RegExp(want).test(readLog(proc.log)))
+      return `${where}: output does not match /${want}/\n${tail(readLog(proc.log))}`;
+  }
+  if (interrupt && !proc.exit) {
+    signalGroup(proc.child.pid, "SIGINT");
+    if (!(await until(() => proc.exit, 15_000)))
+      return `${where}: still running 15 s after Ctrl-C\n${tail(readLog(proc.log))}`;
+  }
+  // Dying of the Ctrl-C itself is how many programs stop; an exit code other than 0 is a failure.
+  const killedByStop = interrupt && proc.exit?.signal === "SIGINT";
+  if (proc.exit && proc.exit.code !== 0 && !killedByStop)
+    return `${where}: exit ${proc.exit.code ?? proc.exit.signal}\n${tail(readLog(proc.log))}`;
+  return null;
 }
 
 function signalGroup(pid, signal) {

@@ -2,10 +2,14 @@
  * Nothing is skipped silently: every shell block of the checked pages is marked runnable or not-runnable,
  * and a not-runnable block says why in words a reader would accept.
  */
+
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { docFiles, parseBlocks, shellBlocks } from "../src/blocks.mjs";
+import { FAKES } from "../src/session.mjs";
 
-const ATTRIBUTES = new Set(["cwd", "kernel", "background", "timeout", "expect"]);
+const ATTRIBUTES = new Set(["cwd", "kernel", "background", "timeout", "expect", "fake", "stop"]);
 
 describe("shell block markers", () => {
   it.each(docFiles())("every shell block of %s is marked runnable or not-runnable with a reason", (file) => {
@@ -18,7 +22,10 @@ describe("shell block markers", () => {
       else if (b.marker.kind === "runnable") {
         for (const k of Object.keys(b.marker.attrs))
           if (!ATTRIBUTES.has(k)) problems.push(`${at}: unknown attribute ${k}`);
-        const { cwd, kernel, timeout } = b.marker.attrs;
+        const { cwd, kernel, timeout, fake } = b.marker.attrs;
+        for (const name of fake === undefined ? [] : String(fake).split(","))
+          if (!existsSync(join(FAKES, name)))
+            problems.push(`${at}: fake=${name} is not a fake of the CLI tests`);
         if (cwd !== undefined && cwd !== "root" && cwd !== "empty") problems.push(`${at}: cwd=${cwd}`);
         if (kernel !== undefined && kernel !== "demo") problems.push(`${at}: kernel=${kernel}`);
         if (timeout !== undefined && !(Number(timeout) > 0)) problems.push(`${at}: timeout=${timeout}`);
