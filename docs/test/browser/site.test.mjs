@@ -1,7 +1,7 @@
 /**
  * Loads every page of the built site (docs/site/, served under /docs/ on 127.0.0.1) in headless Chromium and
  * fails on: console errors, uncaught exceptions, failed or 4xx/5xx requests, images that did not load,
- * internal links to missing pages or missing #fragments, and any request for a host other than 127.0.0.1
+ * internal links to missing pages or missing #fragments, layout faults at 1280 px (layout-faults.mjs), and any request for a host other than 127.0.0.1
  * (blocked, then reported: the site must work with no network). Saves screenshots of the landing page and the
  * CAP API reference to docs/test-results/ and prints their paths.
  *
@@ -12,6 +12,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "./chromium.mjs";
+import { layoutFaults } from "./layout-faults.mjs";
 import { resolveInside, startStaticServer } from "./static-server.mjs";
 
 const docsDir = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -89,6 +90,7 @@ async function visit(href) {
     title: document.title,
   }));
   for (const src of found.brokenImages) problems.push(`image did not load: ${src}`);
+  for (const fault of await layoutFaults(page)) problems.push(`layout: ${fault}`);
   return { page, problems, ...found };
 }
 
