@@ -5,7 +5,8 @@
  * the clone's top-level entries (so files the page writes, `.cap-kernel/` included, stay out of the clone),
  * `cwd=empty` an empty folder — its own free port as `CAP_PORT` (the kernel's documented port variable) and
  * its own `HOME`. `fake=claude` puts the CLI tests' fake of that command (cli/test/fixtures/bin) first on
- * the block's PATH, and `stop` presses Ctrl-C (SIGINT) on the page's background blocks before its block.
+ * the block's PATH, `ready` holds the page until a background block prints it, and `stop` presses Ctrl-C
+ * (SIGINT) on the page's background blocks before its block.
  *
  * Must never: change a block's text, pass a block a value the page does not show how to get, or leave a
  * process of the page running when it returns.
@@ -171,6 +172,13 @@ export async function runPage(blocks) {
       const timeout = Number(a.timeout ?? 60) * 1000;
       if (a.background) {
         background.push({ proc, block, timeout });
+        // The reader waits for the server's banner before the next command.
+        if (a.ready) {
+          const ready = new RegExp(a.ready);
+          const seen = await until(() => ready.test(readLog(log)) || proc.exit, timeout);
+          if (!seen || !ready.test(readLog(log)))
+            return { ok: false, error: `${where}: never printed /${a.ready}/\n${tail(readLog(log))}` };
+        }
         continue;
       }
       const done = await until(() => proc.exit, timeout);

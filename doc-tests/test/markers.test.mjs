@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { docFiles, parseBlocks, shellBlocks } from "../src/blocks.mjs";
 import { FAKES } from "../src/session.mjs";
 
-const ATTRIBUTES = new Set(["cwd", "kernel", "background", "timeout", "expect", "fake", "stop"]);
+const ATTRIBUTES = new Set(["cwd", "kernel", "background", "timeout", "expect", "fake", "stop", "ready"]);
 
 describe("shell block markers", () => {
   it.each(docFiles())("every shell block of %s is marked runnable or not-runnable with a reason", (file) => {

@@ -36,6 +36,19 @@ const cases = [
     want: /fake=no-such-cli: no /,
   },
   {
+    name: "ready holds the page until a background block prints it",
+    blocks: [
+      ["cwd=empty background ready=up", "sleep 0.5; touch served; echo up; exec sleep 30"],
+      ["", "test -f served"],
+    ],
+    want: "",
+  },
+  {
+    name: "ready fails the page when the background block ends without printing it",
+    blocks: [["cwd=empty background ready=up", "echo down"]],
+    want: /^page\.md:2: never printed \/up\//,
+  },
+  {
     name: "stop presses Ctrl-C on a background block that stops cleanly on it",
     blocks: [
       [
