@@ -22,6 +22,8 @@ const PACKAGE_READMES = [
   "cli/README.md",
   "console/README.md",
   "doc-tests/README.md",
+  "spec/README.md",
+  "reference-server/src/store/postgres/README.md",
 ];
 
 function walk(dir, out = []) {
