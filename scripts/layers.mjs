@@ -141,13 +141,13 @@ export const PACKAGES = {
       { name: "model", path: any("public/js/api\\.js$", "public/js/model\\.js$") },
     ],
   },
-  // The docs site builder: build.mjs → page makers (layout, benchmarks, openapi, requirements, site map)
+  // The docs site builder: build.mjs (and includes.mjs, which writes included files into the markdown) → page makers (layout, benchmarks, openapi, requirements, site map)
   // → markdown rendering; last, the browser scripts the pages load (build/assets/), which import nothing
   // of the builder.
   docs: {
     roots: ["build"],
     layers: [
-      { name: "build", path: any("build/build\\.mjs$") },
+      { name: "build", path: any("build/build\\.mjs$", "build/includes\\.mjs$") },
       {
         name: "pages",
         path: any(
@@ -156,6 +156,9 @@ export const PACKAGES = {
           "build/openapi\\.mjs$",
           "build/requirements\\.mjs$",
           "build/site-map\\.mjs$",
+          "build/llms\\.mjs$",
+          "build/search-index\\.mjs$",
+          "build/highlight-theme\\.mjs$",
         ),
       },
       { name: "markdown", path: any("build/markdown\\.mjs$") },
