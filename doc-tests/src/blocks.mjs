@@ -23,6 +23,7 @@ const PACKAGE_READMES = [
   "console/README.md",
   "doc-tests/README.md",
   "spec/README.md",
+  "reference-server/README.md",
   "reference-server/src/store/postgres/README.md",
 ];
 

@@ -11,6 +11,15 @@ import { FAKES } from "../src/session.mjs";
 
 const ATTRIBUTES = new Set(["cwd", "kernel", "background", "timeout", "expect", "fake", "stop", "ready"]);
 
+function isRegExp(text) {
+  try {
+    new RegExp(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 describe("shell block markers", () => {
   it.each(docFiles())("every shell block of %s is marked runnable or not-runnable with a reason", (file) => {
     const problems = [];
@@ -23,6 +32,9 @@ describe("shell block markers", () => {
         for (const k of Object.keys(b.marker.attrs))
           if (!ATTRIBUTES.has(k)) problems.push(`${at}: unknown attribute ${k}`);
         const { cwd, kernel, timeout, fake } = b.marker.attrs;
+        for (const k of ["expect", "ready"])
+          if (typeof b.marker.attrs[k] === "string" && !isRegExp(b.marker.attrs[k]))
+            problems.push(`${at}: ${k} is not a regular expression`);
         for (const name of fake === undefined ? [] : String(fake).split(","))
           if (!existsSync(join(FAKES, name)))
             problems.push(`${at}: fake=${name} is not a fake of the CLI tests`);
