@@ -5,7 +5,8 @@
  */
 import { Command, Option } from "commander";
 import { LIMIT_FLAGS } from "./cli/limit-flags.js";
-import { DEFAULT_DB } from "./cli/settings.js";
+import { DEFAULT_DB, DEMO_DB } from "./cli/settings.js";
+
 import { kernelVersion } from "./cli/version.js";
 
 // Command implementations load on use, so `--help` answers without loading the kernel.
@@ -23,12 +24,14 @@ const tokensRevokeCommand = async (id: string, f: object) =>
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 
-function dbOptions(cmd: Command): Command {
+/** `existing`: the command acts on a kernel's data and never creates a database (cli/operate.ts). */
+function dbOptions(cmd: Command, db: { default?: string; existing?: boolean } = {}): Command {
+  const note = db.existing ? "; must exist" : "";
   return cmd
     .addOption(
       new Option(
         "--db <url>",
-        `store: sqlite:PATH | sqlite::memory: | postgres://… (env CAP_DB; default ${DEFAULT_DB})`,
+        `store: sqlite:PATH | sqlite::memory: | postgres://… (env CAP_DB; default ${db.default ?? DEFAULT_DB}${note})`,
       ),
     )
     .addOption(
@@ -45,11 +48,16 @@ function limitOptions(cmd: Command): Command {
   return cmd;
 }
 
-function serverOptions(cmd: Command): Command {
-  return dbOptions(cmd)
+function serverOptions(cmd: Command, defaults: { db?: string; logLevel?: string } = {}): Command {
+  return dbOptions(cmd, { ...(defaults.db ? { default: defaults.db } : {}) })
     .addOption(new Option("--port <n>", "port (env CAP_PORT; default 7070)"))
     .addOption(new Option("--host <host>", "interface (env CAP_HOST; default 127.0.0.1)"))
-    .addOption(new Option("--log-level <level>", "pino level (env CAP_LOG_LEVEL; default info)"))
+    .addOption(
+      new Option(
+        "--log-level <level>",
+        `pino level (env CAP_LOG_LEVEL; default ${defaults.logLevel ?? "info"})`,
+      ),
+    )
     .addOption(
       new Option(
         "--max-connections <n>",
@@ -77,7 +85,15 @@ const program = new Command()
   .showHelpAfterError();
 
 limitOptions(
-  serverOptions(program.command("serve").description("Serve CAP v1 and the admin surface over HTTP.")),
+  serverOptions(
+    program
+      .command("serve")
+      .description("Serve CAP v1 and the admin surface over HTTP.")
+      .addHelpText(
+        "after",
+        '\nOutput: stdout carries only JSON log lines (one per line, pino); stderr only lines for a person\n(the banner, warnings, shutdown), each starting "cap-kernel:". A new SQLite file is announced on stderr.',
+      ),
+  ),
 ).action(serveCommand);
 
 dbOptions(
@@ -111,6 +127,7 @@ dbOptions(
     .requiredOption("--pod <pod>", "pod id or unique name")
     .requiredOption("--type <type>", "event type, e.g. task.assigned")
     .option("--payload <json>", "payload JSON object (default {})"),
+  { existing: true },
 ).action(emitCommand);
 
 const dead = program.command("dead-letters").description("Inspect and requeue failed events.");
@@ -122,10 +139,11 @@ dbOptions(
     .option("--agent <name>", "agent name")
     .option("--instance <id>", "instance id")
     .option("--limit <n>", "at most this many (default 100)"),
+  { existing: true },
 ).action(deadLettersListCommand);
-dbOptions(dead.command("requeue <eventId>").description("Make a failed event pending again.")).action(
-  deadLettersRequeueCommand,
-);
+dbOptions(dead.command("requeue <eventId>").description("Make a failed event pending again."), {
+  existing: true,
+}).action(deadLettersRequeueCommand);
 
 const tokens = program.command("tokens").description("Issue and revoke tokens.");
 dbOptions(
@@ -138,23 +156,37 @@ dbOptions(
     .option("--issued-by <user>", "issuing human, id or name (default: the oldest kernel admin)")
     .option("--user <user>", "issue a user API token for this user instead")
     .option("--label <label>", "label"),
+  { existing: true },
 ).action(tokensIssueCommand);
-dbOptions(tokens.command("revoke <tokenId>").description("Revoke a runtime token.")).action(
-  tokensRevokeCommand,
-);
+dbOptions(tokens.command("revoke <tokenId>").description("Revoke a runtime token."), {
+  existing: true,
+}).action(tokensRevokeCommand);
 
 serverOptions(
   program
     .command("demo")
-    .description("Serve on .cap-kernel/demo.db with a demo pod and an echo driver; print tokens.")
+    .description(
+      "Serve with a demo pod and an echo driver that answers @echo; print tokens. Starts clean on each run.",
+    )
     .option(
       "--driver <command>",
       "run this CAP driver for agent echo instead of the built-in one (gets CAP_URL and CAP_TOKEN)",
     )
+    .option(
+      "--keep",
+      `reuse ${DEMO_DB.slice("sqlite:".length)} from an earlier run instead of starting clean`,
+    )
     .addHelpText(
       "after",
-      "\nExamples:\n  cap-kernel demo\n  cap-kernel demo --driver 'node examples/echo-ts/dist/echo.js'",
+      `\nA database named by --db or CAP_DB is never deleted: it is reused, and the first line says so.
+Output: lines for a person on stdout; the kernel's JSON logs (warnings and worse) on stderr.
+
+Examples:
+  cap-kernel demo
+  cap-kernel demo --keep
+  cap-kernel demo --driver 'node examples/echo-ts/dist/echo.js'`,
     ),
+  { db: DEMO_DB, logLevel: "warn" },
 ).action(demoCommand);
 
 program.parseAsync(process.argv).catch((err: Error) => {

@@ -4,16 +4,40 @@
  * CAP driver in its own process when `--driver` names one (the README quickstart runs the SDK's echo
  * example), else a minimal built-in one — and posts a first human message mentioning @echo so an event
  * visibly flows within seconds.
+ *
+ * Its own file (`.cap-kernel/demo.db`) starts clean on every run unless `--keep`: the tokens are new on every
+ * start anyway, and an old pod would hand a reader's driver a backlog of events the quickstarts do not
+ * mention. A database it reuses (`--keep`, or one named by --db / CAP_DB, which it never deletes) is named
+ * on the first line with its open events. Human lines go to stdout, the kernel's JSON logs to stderr.
  */
 import { spawn } from "node:child_process";
+import { existsSync, rmSync } from "node:fs";
 import { CAP_BASE_PATH } from "@commonly/cap-spec/constants";
 import { startEchoDriver } from "../demo/echo-driver.js";
 import type { Kernel } from "../kernel.js";
 import { operatorCaller } from "../services/deps.js";
 import { closeOnSignals, startServer } from "./serve.js";
-import type { ServeFlags } from "./settings.js";
+import { DEMO_DB, type ServeFlags, sqliteFile } from "./settings.js";
 
-export const DEMO_DB = "sqlite:.cap-kernel/demo.db";
+/** Removes the demo's own file from an earlier run (never a database named by --db or CAP_DB). */
+function startClean(): string | null {
+  const file = sqliteFile(DEMO_DB)!;
+  if (!existsSync(file)) return null;
+  for (const suffix of ["", "-wal", "-shm"]) rmSync(`${file}${suffix}`, { force: true });
+  return `cap-kernel demo: starting clean (removed ${file} from an earlier run; pass --keep to reuse it)`;
+}
+
+/** The first line for a database that already held the demo pod: what a driver will be handed. */
+async function reuseNote(k: Kernel, db: string, own: boolean): Promise<string | null> {
+  if ((await k.operator.findPods("demo")).length === 0) return null;
+  const stats = await k.health.queueStats();
+  const open = Object.entries(stats)
+    .filter(([state]) => state !== "acked" && state !== "failed")
+    .reduce((n, [, count]) => n + count, 0);
+  const where = sqliteFile(db) ?? db.replace(/\/\/[^@/]*@/, "//…@");
+  const clean = own ? "run without --keep to start clean" : "name a new --db to start clean";
+  return `cap-kernel demo: reusing ${where} (${open} open event${open === 1 ? "" : "s"} from an earlier run, delivered to the drivers first); ${clean}`;
+}
 
 /** Find-or-create the demo human, pod and agents; issue fresh tokens (tokens are shown once). */
 export async function seedDemo(k: Kernel) {
@@ -66,14 +90,18 @@ function startDriverProcess(command: string, url: string, token: string, say: (l
   };
 }
 
-export async function demoCommand(flags: ServeFlags & { driver?: string }): Promise<void> {
-  const { app, url, settings } = await startServer({
-    ...flags,
-    db: flags.db ?? process.env.CAP_DB ?? DEMO_DB,
-    logLevel: flags.logLevel ?? "warn",
-  });
-  const seed = await seedDemo(app.kernel);
+export async function demoCommand(flags: ServeFlags & { driver?: string; keep?: boolean }): Promise<void> {
+  const named = flags.db ?? (process.env.CAP_DB || undefined);
   const say = (line: string) => process.stdout.write(`${line}\n`);
+  const cleaned = named === undefined && !flags.keep ? startClean() : null;
+  const { app, url, settings } = await startServer(
+    { ...flags, db: named ?? DEMO_DB, logLevel: flags.logLevel ?? process.env.CAP_LOG_LEVEL ?? "warn" },
+    { logTo: "stderr" },
+  );
+  const reused = await reuseNote(app.kernel, settings.db, named === undefined);
+  if (cleaned) say(cleaned);
+  if (reused) say(reused);
+  const seed = await seedDemo(app.kernel);
   const driver = flags.driver
     ? startDriverProcess(flags.driver, url, seed.echoToken, say)
     : startEchoDriver({

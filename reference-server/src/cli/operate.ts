@@ -1,13 +1,16 @@
 /**
  * `cap-kernel emit`, `dead-letters list|requeue`, `tokens issue|revoke`: operator commands that act on the
- * database directly (no server needed), through the same services the admin routes use.
+ * database directly (no server needed), through the same services the admin routes use. Must never create a
+ * database: a missing SQLite file is an error naming it.
  */
 import { type Kernel, openKernel } from "../kernel.js";
 import { operatorCaller, type UserCaller } from "../services/deps.js";
-import { type CommonFlags, resolveCommon } from "./settings.js";
+import { type CommonFlags, requireExistingDb, resolveCommon } from "./settings.js";
 
+/** Every command here acts on a kernel's existing data, so none of them creates a database. */
 async function withKernel<T>(flags: CommonFlags, fn: (k: Kernel) => Promise<T>): Promise<void> {
   const s = resolveCommon(flags);
+  requireExistingDb(s);
   const kernel = await openKernel({
     db: s.db,
     config: { leaseSeconds: s.leaseSeconds, maxAttempts: s.maxAttempts },

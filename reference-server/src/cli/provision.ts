@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { type Kernel, openKernel } from "../kernel.js";
 import { newId } from "../secrets.js";
 import { operatorCaller } from "../services/deps.js";
-import { baseUrlFor, type CommonFlags, resolveCommon } from "./settings.js";
+import { announceNewDb, baseUrlFor, type CommonFlags, resolveCommon } from "./settings.js";
 
 export interface ProvisionSpec {
   users?: { name: string; admin?: boolean }[];
@@ -148,6 +148,9 @@ export async function provisionConformance(kernel: Kernel, baseUrl: string) {
 
 export async function provisionCommand(flags: ProvisionFlags): Promise<void> {
   const s = resolveCommon(flags);
+  // A bad --file or --agent fails before any database is created.
+  const spec = flags.forConformance ? null : specFromFlags(flags);
+  announceNewDb(s);
   const kernel = await openKernel({
     db: s.db,
     config: { leaseSeconds: s.leaseSeconds, maxAttempts: s.maxAttempts },
@@ -155,9 +158,7 @@ export async function provisionCommand(flags: ProvisionFlags): Promise<void> {
   try {
     const port = Number(process.env.CAP_PORT ?? 7070);
     const baseUrl = flags.baseUrl ?? baseUrlFor(process.env.CAP_HOST ?? "127.0.0.1", port);
-    const out = flags.forConformance
-      ? await provisionConformance(kernel, baseUrl)
-      : await provision(kernel, specFromFlags(flags));
+    const out = spec === null ? await provisionConformance(kernel, baseUrl) : await provision(kernel, spec);
     process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
   } finally {
     await kernel.close();

@@ -1,10 +1,13 @@
 /**
  * `cap-kernel serve`: open the store, build the app, listen; on SIGTERM/SIGINT shut down gracefully
  * (long-polls released with [], in-flight requests finished, store closed) and exit 0.
+ * One format per stream: stdout carries only the kernel's JSON log lines (pino), for a log collector;
+ * stderr carries only lines for a person (the banner, warnings, shutdown), each starting "cap-kernel:".
  */
 import { readFileSync } from "node:fs";
+import pino from "pino";
 import { buildApp } from "../http/app.js";
-import { baseUrlFor, resolveServe, type ServeFlags } from "./settings.js";
+import { announceNewDb, baseUrlFor, resolveServe, type ServeFlags } from "./settings.js";
 
 /**
  * Descriptors kept free of client connections: the store (PostgreSQL pool, SQLite and its WAL), logs, and
@@ -12,13 +15,32 @@ import { baseUrlFor, resolveServe, type ServeFlags } from "./settings.js";
  */
 const RESERVED_FILES = 256;
 
-export async function startServer(flags: ServeFlags, extra?: { logger?: false }) {
+/** Why listen failed, in words that say what to do; null for errors without advice. */
+function listenAdvice(err: NodeJS.ErrnoException, host: string, port: number): string | null {
+  const where = `${host.includes(":") ? `[${host}]` : host}:${port}`;
+  const other = "choose another with --port N or CAP_PORT=N (--port 0 takes any free port)";
+  if (err.code === "EADDRINUSE") return `${where} is already in use (another cap-kernel?); ${other}`;
+  if (err.code === "EACCES")
+    return `not allowed to listen on ${where} (ports below 1024 need privileges); ${other}`;
+  if (err.code === "EADDRNOTAVAIL")
+    return `cannot listen on ${where}: ${host} is not an address of this machine; choose another with --host or CAP_HOST`;
+  return null;
+}
+
+export async function startServer(
+  flags: ServeFlags,
+  extra?: { logger?: false; logTo?: "stdout" | "stderr" },
+) {
   const s = resolveServe(flags);
+  announceNewDb(s);
   const app = await buildApp({
     db: s.db,
     config: { leaseSeconds: s.leaseSeconds, maxAttempts: s.maxAttempts, limits: s.limits },
     profile: s.profile,
-    logger: extra?.logger === false ? false : { level: s.logLevel },
+    logger:
+      extra?.logger === false
+        ? false
+        : { level: s.logLevel, stream: pino.destination(extra?.logTo === "stderr" ? 2 : 1) },
     ...(s.docsDir !== undefined ? { docsDir: s.docsDir } : {}),
   });
   // All clients together stay below the open-file limit, so a flood of connections from many addresses
@@ -27,7 +49,14 @@ export async function startServer(flags: ServeFlags, extra?: { logger?: false })
   const total = s.maxConnections ?? (files !== null ? Math.max(1, files - RESERVED_FILES) : undefined);
   if (total !== undefined) app.server.maxConnections = total;
   // A larger accept backlog so thousands of drivers (re)connecting at once are not refused.
-  await app.listen({ port: s.port, host: s.host, backlog: 4096 });
+  try {
+    await app.listen({ port: s.port, host: s.host, backlog: 4096 });
+  } catch (err) {
+    await app.close();
+    await app.kernel.close();
+    const advice = listenAdvice(err as NodeJS.ErrnoException, s.host, s.port);
+    throw advice ? new Error(advice) : err;
+  }
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : s.port;
   return { app, settings: s, url: baseUrlFor(s.host, port) };

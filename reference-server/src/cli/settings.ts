@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { isProfileName, PROFILE_NAMES, type ProfileName } from "../profiles/names.js";
 import { type LimitFlagValues, resolveLimitFlags } from "./limit-flags.js";
 
@@ -21,6 +22,8 @@ export interface ServeFlags extends CommonFlags, LimitFlagValues {
 }
 
 export const DEFAULT_DB = "sqlite:.cap-kernel/kernel.db";
+/** The demo's own store: `demo` starts it clean unless --keep (cli/demo.ts). */
+export const DEMO_DB = "sqlite:.cap-kernel/demo.db";
 
 const env = (name: string) => {
   const v = process.env[name];
@@ -40,8 +43,12 @@ function optionalInt(name: string, raw: string | undefined): number | undefined 
 }
 
 export function resolveCommon(flags: CommonFlags) {
+  const db = flags.db ?? env("CAP_DB") ?? DEFAULT_DB;
   return {
-    db: flags.db ?? env("CAP_DB") ?? DEFAULT_DB,
+    db,
+    /** Where `db` came from, for errors that name it. */
+    dbSource:
+      flags.db !== undefined ? `--db ${db}` : env("CAP_DB") ? `CAP_DB=${db}` : `the default --db ${db}`,
     leaseSeconds: int("--lease-seconds", flags.leaseSeconds ?? env("CAP_LEASE_SECONDS"), 30, 1, 86_400),
     maxAttempts: int("--max-attempts", flags.maxAttempts ?? env("CAP_MAX_ATTEMPTS"), 5, 1, 1000),
   };
@@ -74,4 +81,34 @@ function profile(raw: string | undefined): ProfileName {
 export function baseUrlFor(host: string, port: number): string {
   const h = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
   return `http://${h}:${port}`;
+}
+
+/** The file a `sqlite:PATH` URL names; null for an in-memory or PostgreSQL store. */
+export function sqliteFile(db: string): string | null {
+  if (!db.startsWith("sqlite:")) return null;
+  const path = db.slice("sqlite:".length);
+  return path === "" || path === ":memory:" ? null : path;
+}
+
+/**
+ * For commands that act on an existing kernel's data (emit, dead-letters, tokens): a missing SQLite file is
+ * an error naming it, so a typo or the wrong working directory never creates an empty database whose
+ * empty answer looks like the truth.
+ */
+export function requireExistingDb(s: { db: string; dbSource: string }): void {
+  const file = sqliteFile(s.db);
+  if (file === null || existsSync(file)) return;
+  throw new Error(
+    `no database at ${file} (${s.dbSource}); pass --db sqlite:PATH (or set CAP_DB) to the kernel's store, or create one with "cap-kernel provision" or "cap-kernel serve"`,
+  );
+}
+
+/** Says on stderr when a command is about to create a new SQLite file, and where (serve, provision, demo). */
+export function announceNewDb(
+  s: { db: string; dbSource: string },
+  say = (l: string) => process.stderr.write(l),
+) {
+  const file = sqliteFile(s.db);
+  if (file !== null && !existsSync(file))
+    say(`cap-kernel: creating a new database at ${file} (${s.dbSource})\n`);
 }
