@@ -96,7 +96,8 @@ export async function demoCommand(flags: ServeFlags & { driver?: string; keep?: 
   const cleaned = named === undefined && !flags.keep ? startClean() : null;
   const { app, url, settings } = await startServer(
     { ...flags, db: named ?? DEMO_DB, logLevel: flags.logLevel ?? process.env.CAP_LOG_LEVEL ?? "warn" },
-    { logTo: "stderr" },
+    // Its own file is new on every clean start: the first line says that instead.
+    { logTo: "stderr", ...(named === undefined ? { announceNewDb: false as const } : {}) },
   );
   const reused = await reuseNote(app.kernel, settings.db, named === undefined);
   if (cleaned) say(cleaned);

@@ -4,7 +4,7 @@
  * with CAP_URL and CAP_TOKEN. `--profile production` answers an @mention through a deployed-style driver.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,20 +16,30 @@ afterEach(() => {
   for (const p of running.splice(0)) p.kill("SIGTERM");
 });
 
-function startDemo(extra: string[]) {
+/** `cwd` given: the demo runs there on its own default database (no --db). */
+function startDemo(extra: string[], cwd?: string) {
   const db = `sqlite:${join(mkdtempSync(join(tmpdir(), "cap-demo-")), "demo.db")}`;
-  const proc = spawn(process.execPath, [BIN, "demo", "--port", "0", "--db", db, ...extra], {
+  const args = cwd ? ["demo", "--port", "0", ...extra] : ["demo", "--port", "0", "--db", db, ...extra];
+  const proc = spawn(process.execPath, [BIN, ...args], {
     stdio: ["ignore", "pipe", "pipe"],
+    ...(cwd ? { cwd, env: { ...process.env, CAP_DB: "" } } : {}),
   });
   running.push(proc);
   let out = "";
+  let stdout = "";
   proc.stdout.on("data", (d: Buffer) => {
     out += d.toString();
+    stdout += d.toString();
   });
   proc.stderr.on("data", (d: Buffer) => {
     out += d.toString();
   });
-  return { proc, output: () => out };
+  const exited = new Promise((r) => proc.once("close", r));
+  const stop = () => {
+    proc.kill("SIGTERM");
+    return exited;
+  };
+  return { proc, output: () => out, stdout: () => stdout, stop };
 }
 
 async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, ms = 30_000) {
@@ -42,7 +52,62 @@ async function until<T>(what: string, probe: () => T | undefined | Promise<T | u
   }
 }
 
+const bannerOf = (demo: ReturnType<typeof startDemo>) =>
+  until("the banner", () => (/dev console/.test(demo.output()) ? demo.output() : undefined));
+
 describe("cap-kernel demo", () => {
+  it("starts clean on its own database unless --keep, and says which it did on its first line", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "cap-demo-cwd-"));
+    const first = startDemo([], cwd);
+    let out = await bannerOf(first);
+    expect(first.stdout().split("\n")[0]).toMatch(/^cap-kernel demo is running at http/);
+    // A message for helper, whose driver is not running: an open event left in the database.
+    const url = /running at (http:\/\/\S+)/.exec(out)![1]!;
+    const human = /human token\s+(cm_user_[0-9a-f]{64})/.exec(out)![1]!;
+    const podId = /pod id\s+(\S+)/.exec(out)![1]!;
+    const posted = await fetch(`${url}/api/pods/${podId}/messages`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${human}`, "content-type": "application/json" },
+      body: JSON.stringify({ content: "@helper are you there?" }),
+    });
+    expect(posted.status).toBe(201);
+    // Once echo's driver has settled its queue, only helper's events stay open (no driver runs helper).
+    const queue = async () => {
+      const r = await fetch(`${url}/api/admin/pods/${podId}/queue`, {
+        headers: { authorization: `Bearer ${human}` },
+      });
+      const { agents } = (await r.json()) as { agents: { agentName: string; events: { state: string }[] }[] };
+      const open = (name: string) =>
+        agents.find((a) => a.agentName === name)?.events.filter((e) => !["acked", "failed"].includes(e.state))
+          .length ?? 0;
+      return { echo: open("echo"), helper: open("helper") };
+    };
+    const left = await until("echo's queue settled", async () => {
+      const q = await queue();
+      return q.echo === 0 ? q.helper : undefined;
+    });
+    expect(left).toBe(2); // the welcome (message.posted) and the question (mention.received)
+    await first.stop();
+    expect(existsSync(join(cwd, ".cap-kernel", "demo.db"))).toBe(true);
+
+    const kept = startDemo(["--keep"], cwd);
+    out = await bannerOf(kept);
+    expect(kept.stdout().split("\n")[0]).toBe(
+      "cap-kernel demo: reusing .cap-kernel/demo.db (2 open events from an earlier run, delivered to the drivers first); run without --keep to start clean",
+    );
+    expect(/pod id\s+(\S+)/.exec(out)![1]).toBe(podId);
+    await kept.stop();
+
+    const fresh = startDemo([], cwd);
+    out = await bannerOf(fresh);
+    expect(fresh.stdout().split("\n")[0]).toBe(
+      "cap-kernel demo: starting clean (removed .cap-kernel/demo.db from an earlier run; pass --keep to reuse it)",
+    );
+    expect(fresh.stdout().split("\n")[1]).toMatch(/^cap-kernel demo is running at http/);
+    expect(/pod id\s+(\S+)/.exec(out)![1]).not.toBe(podId);
+    await fresh.stop();
+  });
+
   it("prints the URL, console, docs and tokens, and its echo driver answers a human's @mention", async () => {
     const demo = startDemo([]);
     const out = await until("the banner", () =>
