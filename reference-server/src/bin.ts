@@ -73,7 +73,7 @@ function serverOptions(cmd: Command, defaults: { db?: string; logLevel?: string 
     .addOption(
       new Option(
         "--profile <name>",
-        "wire profile: cap (CAP v1 exactly) | production (the production kernel's dialect, for deployed drivers; env CAP_PROFILE; default cap)",
+        "wire profile: cap (CAP v1 exactly) | production (the production kernel's dialect, for deployed drivers) (env CAP_PROFILE; default cap)",
       ),
     );
 }
