@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -97,6 +98,63 @@ describe("registerConsoleAndDocs", () => {
     expect(res.statusCode).toBe(404);
     expect(res.body).toContain("pnpm --filter @commonly/cap-docs build");
     expect((await bare.inject("/console/")).statusCode).toBe(404);
+    await bare.close();
+  });
+});
+
+describe("the home page at /", () => {
+  it("answers a browser with a page linking the console, the docs and health, under a hash-pinned style", async () => {
+    const res = await app.inject({
+      url: "/",
+      headers: { accept: "text/html,*/*;q=0.8", host: "k.test:7070" },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers["content-type"]).toBe("text/html; charset=utf-8");
+    for (const href of ['href="/console/"', 'href="/docs/"', 'href="/readyz"'])
+      expect(res.body).toContain(href);
+    expect(res.body).toContain("<code>/api/agents/runtime</code>");
+    expect(res.body).toContain("CAP_URL=http://k.test:7070 CAP_TOKEN=cm_agent_…");
+    const csp = res.headers["content-security-policy"] as string;
+    expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|\*|https?:/);
+    const style = /<style>([^<]*)<\/style>/.exec(res.body)![1]!;
+    const hash = createHash("sha256").update(style).digest("base64");
+    expect(csp).toContain(`style-src 'self' 'sha256-${hash}'`);
+    expect(res.body).not.toMatch(/<script|style="/);
+  });
+
+  it("answers curl (Accept: */*) with a few lines of text naming the URLs", async () => {
+    const res = await app.inject({ url: "/", headers: { accept: "*/*", host: "127.0.0.1:7070" } });
+    expect(res.headers["content-type"]).toBe("text/plain; charset=utf-8");
+    expect(res.body.split("\n")[0]).toBe(
+      "CAP kernel: CAP v1 under /api/agents/runtime (GET /api/agents/runtime/info with an agent token).",
+    );
+    expect(res.body).toContain("dev console  http://127.0.0.1:7070/console/");
+    expect(res.body).toContain("docs         http://127.0.0.1:7070/docs/");
+    expect(res.body).toContain("npx -y @commonly/cap-kernel demo");
+  });
+
+  it("answers JSON to a client that asks for it, with the host's name and version", async () => {
+    const named = Fastify();
+    await registerConsoleAndDocs(named, { docsDir: false, home: { name: "cap-kernel", version: "9.9.9" } });
+    const res = await named.inject({ url: "/", headers: { accept: "application/json" } });
+    expect(res.json()).toEqual({
+      name: "cap-kernel",
+      version: "9.9.9",
+      cap: { basePath: "/api/agents/runtime", info: "/api/agents/runtime/info" },
+      console: "/console/",
+      health: "/readyz",
+    });
+    const html = await named.inject({ url: "/", headers: { accept: "text/html" } });
+    expect(html.body).toContain("<title>cap-kernel 9.9.9</title>");
+    expect(html.body).not.toContain('href="/docs/"');
+    expect((await named.inject({ method: "HEAD", url: "/" })).statusCode).toBe(200);
+    await named.close();
+  });
+
+  it("leaves / to the host with home: false", async () => {
+    const bare = Fastify();
+    await registerConsoleAndDocs(bare, { docsDir: docs, home: false });
+    expect((await bare.inject("/")).statusCode).toBe(404);
     await bare.close();
   });
 });
