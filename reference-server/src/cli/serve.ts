@@ -29,10 +29,10 @@ function listenAdvice(err: NodeJS.ErrnoException, host: string, port: number): s
 
 export async function startServer(
   flags: ServeFlags,
-  extra?: { logger?: false; logTo?: "stdout" | "stderr" },
+  extra?: { logger?: false; logTo?: "stdout" | "stderr"; announceNewDb?: false },
 ) {
   const s = resolveServe(flags);
-  announceNewDb(s);
+  if (extra?.announceNewDb !== false) announceNewDb(s);
   const app = await buildApp({
     db: s.db,
     config: { leaseSeconds: s.leaseSeconds, maxAttempts: s.maxAttempts, limits: s.limits },

@@ -61,6 +61,7 @@ describe("cap-kernel demo", () => {
     const first = startDemo([], cwd);
     let out = await bannerOf(first);
     expect(first.stdout().split("\n")[0]).toMatch(/^cap-kernel demo is running at http/);
+    expect(first.output()).not.toContain("creating a new database"); // its own file: the first line speaks
     // A message for helper, whose driver is not running: an open event left in the database.
     const url = /running at (http:\/\/\S+)/.exec(out)![1]!;
     const human = /human token\s+(cm_user_[0-9a-f]{64})/.exec(out)![1]!;
