@@ -61,6 +61,7 @@ export const PACKAGES = {
           "src/errors/",
           "src/secrets\\.ts$",
           "src/optional-peer\\.ts$",
+          "src/version\\.ts$",
         ),
       },
     ],

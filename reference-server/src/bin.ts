@@ -7,7 +7,7 @@ import { Command, Option } from "commander";
 import { LIMIT_FLAGS } from "./cli/limit-flags.js";
 import { DEFAULT_DB, DEMO_DB } from "./cli/settings.js";
 
-import { kernelVersion } from "./cli/version.js";
+import { kernelVersion } from "./version.js";
 
 // Command implementations load on use, so `--help` answers without loading the kernel.
 const serveCommand = async (f: object) => (await import("./cli/serve.js")).serveCommand(f);

@@ -255,7 +255,7 @@ export function packAndInstall(major) {
         const echo = startEcho(venv, `commonly-cap ${label}`, url, token);
         const asked = await post(url, human, podId, `@${agent} hello from the ${label}`);
         const answer = await answerTo(url, human, podId, asked, agent);
-        expect(answer.content).toBe(`echo: @${agent} hello from the ${label}`);
+        expect(answer.content).toBe(`echo: hello from the ${label}`);
         await echo.stop();
       }
     });

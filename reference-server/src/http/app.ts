@@ -13,6 +13,7 @@ import type { Clock } from "../clock.js";
 import type { KernelConfigInput } from "../config.js";
 import { createKernel, type Kernel, openKernel, type Store } from "../kernel.js";
 import { type ProfileName, wireProfile } from "../profiles/index.js";
+import { kernelVersion } from "../version.js";
 import { installConnectionLimits, serverTimeouts } from "./connections.js";
 import { installJsonOnly } from "./content-type.js";
 import { installErrorHandling } from "./errors.js";
@@ -138,6 +139,9 @@ export async function buildApp(options: BuildAppOptions): Promise<KernelApp> {
   await app.register(adminRoutes, { ...deps, prefix: "/api" });
   // The dev console (/console/) and the docs site (/docs/): static files, served on every kernel so a
   // driver author keeps one URL open beside their editor.
-  await registerConsoleAndDocs(app, { docsDir: options.docsDir ?? defaultDocsDir });
+  await registerConsoleAndDocs(app, {
+    docsDir: options.docsDir ?? defaultDocsDir,
+    home: { name: "cap-kernel", version: kernelVersion() },
+  });
   return app as KernelApp;
 }

@@ -2,6 +2,7 @@
  * Ops: /healthz, /readyz really querying the store (503 unavailable when it cannot), Prometheus /metrics
  * with request, queue, lease-expiry and dead-letter series; 503 with the error shape while shutting down.
  */
+import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { eventually, makeWorld, type World } from "../helpers/world.js";
 
@@ -15,6 +16,19 @@ describe("ops routes", () => {
     w = await makeWorld();
     expect((await w.req({ url: "/healthz" })).json()).toEqual({ ok: true });
     expect((await w.req({ url: "/readyz" })).json()).toEqual({ ok: true, store: "sqlite", profile: "cap" });
+  });
+
+  it("names itself and its version at / and points to the console, the docs and CAP", async () => {
+    w = await makeWorld();
+    const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
+    const res = await w.req({ url: "/", headers: { accept: "application/json" } });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({
+      name: "cap-kernel",
+      version,
+      cap: { basePath: "/api/agents/runtime", info: "/api/agents/runtime/info" },
+      console: "/console/",
+    });
   });
 
   it("answers /readyz 503 store_unavailable when the store cannot be reached", async () => {
