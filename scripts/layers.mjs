@@ -134,7 +134,7 @@ export const PACKAGES = {
   console: {
     roots: ["src", "public/js"],
     layers: [
-      { name: "plugin", path: any("src/index\\.ts$", "src/serve\\.ts$") },
+      { name: "plugin", path: any("src/index\\.ts$", "src/serve\\.ts$", "src/home\\.ts$", "src/csp\\.ts$") },
       { name: "testing", path: any("src/testing/") },
       { name: "main", path: any("public/js/main\\.js$") },
       { name: "panels", path: any("public/js/panels/") },
