@@ -17,20 +17,12 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startKernel, type TestKernel } from "@commonly/cap-kernel/testing";
 import Fastify, { type FastifyInstance } from "fastify";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerConsoleAndDocs } from "../../src/serve.js";
+import { launchChromium } from "./chromium.js";
 
 const resultsDir = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "test-results");
-const FLAGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-];
 
 let kernel: TestKernel;
 let front: FastifyInstance | null = null;
@@ -107,8 +99,7 @@ beforeAll(async () => {
     front = f.app;
     base = f.url;
   }
-  const executablePath = process.env.CAP_TEST_CHROMIUM || "/usr/bin/chromium";
-  browser = await chromium.launch({ executablePath, args: FLAGS, headless: true });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
   page.on("console", (m) => {
     if (m.type() === "error") pageProblems.push(`console error: ${m.text()}`);

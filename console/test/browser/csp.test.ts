@@ -10,19 +10,11 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Fastify, { type FastifyInstance } from "fastify";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerConsoleAndDocs } from "../../src/serve.js";
+import { launchChromium } from "./chromium.js";
 
-const FLAGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-];
 // The repository's built site (a clone has no packed copy in this package): what the kernel serves here.
 const docsDir = fileURLToPath(new URL("../../../docs/site", import.meta.url));
 const manifest = join(docsDir, "pages.json");
@@ -41,11 +33,7 @@ beforeAll(async () => {
   await app.listen({ port: 0, host: "127.0.0.1" });
   const addr = app.server.address();
   base = `http://127.0.0.1:${typeof addr === "object" && addr ? addr.port : 0}`;
-  browser = await chromium.launch({
-    executablePath: process.env.CAP_TEST_CHROMIUM || "/usr/bin/chromium",
-    args: FLAGS,
-    headless: true,
-  });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();

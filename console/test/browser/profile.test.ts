@@ -4,16 +4,15 @@
  */
 
 import { startKernel, type TestKernel } from "@commonly/cap-kernel/testing";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium } from "./chromium.js";
 
-const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"];
 let browser: Browser;
 const kernels: TestKernel[] = [];
 
 beforeAll(async () => {
-  const executablePath = process.env.CAP_TEST_CHROMIUM || "/usr/bin/chromium";
-  browser = await chromium.launch({ executablePath, args: FLAGS, headless: true });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();

@@ -10,19 +10,11 @@ import { mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startKernel, type TestKernel } from "@commonly/cap-kernel/testing";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium } from "./chromium.js";
 
 const resultsDir = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "test-results");
-const FLAGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-];
 const REASONS = [
   `upstream-${"x".repeat(390)}`,
   Array.from({ length: 50 }, (_, i) => `reason${i}`)
@@ -65,11 +57,7 @@ beforeAll(async () => {
     const answer = await cap("POST", `/events/${id}/release`, { attempts: 1, reason: REASONS[i] });
     expect(answer).toMatchObject({ status: "failed" });
   }
-  browser = await chromium.launch({
-    executablePath: process.env.CAP_TEST_CHROMIUM || "/usr/bin/chromium",
-    args: FLAGS,
-    headless: true,
-  });
+  browser = await launchChromium();
   mkdirSync(resultsDir, { recursive: true });
 });
 
