@@ -5,10 +5,9 @@
  *
  * A section may allow a rule, with a reason, between `<!-- outsider-terms allow=<rule>: reason -->` and
  * `<!-- /outsider-terms -->` (CAP.md's production appendix does, for its dated comparison).
- * PENDING lists hits in files other slices own; it can only shrink: an entry that no longer matches fails.
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
@@ -36,11 +35,6 @@ const RULES = [
     when: (paragraph) => /\bproduction\b/i.test(paragraph),
     instead: "drop the date, or keep it inside an explained allow section",
   },
-];
-
-/** Hits in files owned by other slices of the same work, to be fixed there (file, rule, matched text). */
-const PENDING = [
-  ["reference-server/README.md", "issue", "issue 30"],
 ];
 
 /** Every committed page a reader sees: docs/**, the READMEs, the generated API pages the site renders. */
@@ -123,23 +117,14 @@ describe("findTerms", () => {
 
 describe("outsider terms in the committed docs", () => {
   const files = docFiles();
-  const pending = (file, hit) => PENDING.some(([f, r, m]) => f === file && r === hit.rule && m === hit.match);
 
   it("reads docs/, every README and the generated API pages", () => {
     expect(files).toEqual(expect.arrayContaining(["docs/CAP.md", "docs/drivers.md", "cli/README.md"]));
   });
 
   it.each(files)("%s has none", (file) => {
-    const hits = findTerms(readFileSync(join(root, file), "utf8")).filter((h) => !pending(file, h));
+    const hits = findTerms(readFileSync(join(root, file), "utf8"));
     const rule = (id) => RULES.find((r) => r.id === id)?.instead ?? "an allow marker needs `: reason`";
     expect(hits.map((h) => `${file}:${h.line}: "${h.match}" — ${rule(h.rule)}`)).toEqual([]);
-  });
-
-  it.each(PENDING)("the pending entry %s %s %j still occurs (remove it once fixed)", (file, rule, match) => {
-    const hits = findTerms(readFileSync(join(root, file), "utf8"));
-    expect(
-      hits.some((h) => h.rule === rule && h.match === match),
-      relative(root, join(root, file)),
-    ).toBe(true);
   });
 });
