@@ -79,8 +79,8 @@ function registeredRoutes(app: KernelApp): string[] {
   return out;
 }
 
-/** Outside /api the app serves operations probes and static files only, none of them behind a token. */
-const NOT_API = /^(GET \/(healthz|readyz|metrics)|(GET|HEAD) \/(console|docs)(\/.*|\*)?)$/;
+/** Outside /api the app serves the home page, operations probes and static files only, none of them behind a token. */
+const NOT_API = /^(GET \/|GET \/(healthz|readyz|metrics)|(GET|HEAD) \/(console|docs)(\/.*|\*)?)$/;
 
 /** The answers a surface gives every route, whatever the row: bad tokens, and the other surface's tokens. */
 function implied({ surface, open }: DocumentedRoute): Want {
@@ -143,7 +143,7 @@ describe("the authorization matrix covers exactly the documented routes", () => 
     }
   });
 
-  it("finds every route the app registers under /api in the documents, and outside /api only probes and static files", async () => {
+  it("finds every route the app registers under /api in the documents, and outside /api only the home page, probes and static files", async () => {
     const app = await buildApp({ store: openSqliteStore({ path: ":memory:" }), logger: false });
     try {
       const registered = registeredRoutes(app);
