@@ -24,7 +24,10 @@ export async function capEventRoutes(app: FastifyInstance, { kernel, validators,
         reply.header("Cache-Control", "no-store");
         done(null, payload);
       },
-      preValidation: checks({ query: validators.query("cap", "get", `${CAP_BASE_PATH}/events`) }),
+      // `limit` above the configured maxLimit is refused, as /info says (CAP-INFO-2).
+      preValidation: checks({
+        query: validators.query("cap", "get", `${CAP_BASE_PATH}/events`, { limit: kernel.config.maxLimit }),
+      }),
     },
     async (req, reply) => {
       const { limit, waitSeconds, pollId } = req.query;

@@ -12,6 +12,9 @@ const ADVERTISED_FEATURES = FEATURES.filter((f) => f !== "info");
 
 export async function capExtraRoutes(app: FastifyInstance, { kernel, validators, profile }: RouteDeps) {
   const c = kernel.config;
+  // Polls never wait with maxWaitSeconds 0, so the kernel does not claim long-poll then (CAP-INFO-2).
+  const features =
+    c.maxWaitSeconds > 0 ? ADVERTISED_FEATURES : ADVERTISED_FEATURES.filter((f) => f !== "long-poll");
   const info = {
     protocol: "cap",
     version: "1",
@@ -20,7 +23,7 @@ export async function capExtraRoutes(app: FastifyInstance, { kernel, validators,
     maxLimit: c.maxLimit,
     maxWaitSeconds: c.maxWaitSeconds,
     maxMessageBytes: c.maxMessageBytes,
-    features: ADVERTISED_FEATURES,
+    features,
     limits: {
       maxJsonDepth: c.limits.maxJsonDepth,
       maxMemoryBytes: c.limits.maxMemoryBytes,
