@@ -9,7 +9,8 @@ export interface KernelConfig {
   maxLimit: number;
   /**
    * Longest a poll waits, 0–25 seconds (CAP: 25): a larger `waitSeconds` is accepted and shortened. 0 turns
-   * long-polls off, and /info then leaves `long-poll` out of its features (CAP-INFO-2).
+   * long-polls off, and /info then leaves `long-poll` out of its features; CAP-INFO-2 allows only 25 and 0,
+   * so any other value is for tests.
    */
   maxWaitSeconds: number;
   maxMessageBytes: number;

@@ -51,9 +51,9 @@ const ENQUEUE = `
   SELECT a.agent_id, pg_notify($7, $8 || a.agent_id) FROM (SELECT DISTINCT agent_id FROM ins) a`;
 
 // $1 agent, $2 now, $3 lease ms, $4 max attempts; the limit is written into the text, one prepared
-// statement per limit (at most 100; the kernel asks for at most its maxLimit, ≤ 50). With the limit a parameter, the generic plan
-// assumed a tenth of the agent's open rows and joined them to a sequential scan of all events (16 ms for a
-// 50-event claim on a 50,000-event table), so PostgreSQL planned every claim anew instead (0.6–0.8 ms of
+// statement per limit (at most 100; the kernel asks for at most its maxLimit, ≤ 50). With the limit a
+// parameter, the generic plan assumed a tenth of the agent's open rows and joined them to a sequential
+// scan of all events (16 ms for a 50-event claim on a 50,000-event table), so PostgreSQL planned every claim anew instead (0.6–0.8 ms of
 // its CPU per claim, a third of its time in the batch drain); with a literal the generic plan is the custom
 // one and is reused. The retire CTE reads events_leased (this agent's ended leases only, so its cost does
 // not grow with the backlog) and skips rows another statement holds (that statement is retiring, claiming
