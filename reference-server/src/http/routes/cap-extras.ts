@@ -1,8 +1,10 @@
 /**
  * The optional CAP conveniences that are not events, messages or memory: GET /info and POST /decisions.
  */
+
 import { FEATURES } from "@commonly/cap-spec/constants";
 import type { FastifyInstance } from "fastify";
+import { agentOf } from "../callers.js";
 import { checks } from "../request-checks.js";
 import type { CapRoute } from "../route-types.js";
 import type { RouteDeps } from "../types.js";
@@ -41,6 +43,6 @@ export async function capExtraRoutes(app: FastifyInstance, { kernel, validators,
   app.post<CapRoute<"/decisions", "post">>(
     "/decisions",
     { preValidation: checks({ body: validators.capModel("DecisionRequest") }) },
-    async (req, reply) => reply.code(201).send(await kernel.decisions.ask(req.agent!, req.body)),
+    async (req, reply) => reply.code(201).send(await kernel.decisions.ask(agentOf(req), req.body)),
   );
 }
