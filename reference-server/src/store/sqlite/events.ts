@@ -55,7 +55,7 @@ const toClaimed = arrayMapper(EVENTS, "sqlite", CLAIM_SELECTED, CLAIM_GIVEN, {
 // A claim's ready events are the oldest pending ones (the index alone answers) and the ended leases with
 // attempts left, merged in seq order. Two statements and a merge in JS only when there are ended leases:
 // as one UNION ALL, SQLite sorted both arms in temporary b-trees, 24–35 against 15 µs per 50-event read.
-// A pending event has used none of its attempts (enqueue and requeue set attempt_base = attempts).
+// Which rows are ready is PENDING and READY_AGAIN (lease-rules.ts); this is only how they are read.
 // Exported for the plan test.
 export const READY_SQL = {
   pending: `SELECT seq FROM events INDEXED BY events_pending
