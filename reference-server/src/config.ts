@@ -5,8 +5,13 @@
 export interface KernelConfig {
   leaseSeconds: number;
   maxAttempts: number;
-  /** Upper bound of `limit` on GET /events (CAP: 50). */
+  /** Largest `limit` a poll may ask for, 1–50 (CAP: 50): above it GET /events answers 400. */
   maxLimit: number;
+  /**
+   * Longest a poll waits, 0–25 seconds (CAP: 25): a larger `waitSeconds` is accepted and shortened. 0 turns
+   * long-polls off, and /info then leaves `long-poll` out of its features; CAP-INFO-2 allows only 25 and 0,
+   * so any other value is for tests.
+   */
   maxWaitSeconds: number;
   maxMessageBytes: number;
   bodyLimitBytes: number;
@@ -96,6 +101,11 @@ export function resolveConfig(partial: KernelConfigInput = {}): KernelConfig {
   if (!(c.leaseSeconds > 0)) throw new Error("leaseSeconds must be > 0");
   if (!Number.isInteger(c.maxAttempts) || c.maxAttempts < 1)
     throw new Error("maxAttempts must be an integer ≥ 1");
+  // The ranges /info's schema allows for them: a kernel never reports a value it cannot apply.
+  if (!Number.isInteger(c.maxLimit) || c.maxLimit < 1 || c.maxLimit > 50)
+    throw new Error("maxLimit must be an integer from 1 to 50");
+  if (!Number.isInteger(c.maxWaitSeconds) || c.maxWaitSeconds < 0 || c.maxWaitSeconds > 25)
+    throw new Error("maxWaitSeconds must be an integer from 0 to 25");
   if (!(c.longPollSlackMs >= 0 && c.longPollSlackMs <= 1000))
     throw new Error("longPollSlackMs must be 0–1000");
   return c;

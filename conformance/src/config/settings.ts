@@ -89,7 +89,8 @@ export function flagsFromEnv(env: NodeJS.ProcessEnv): Flags {
   };
 }
 
-function positive(name: string, v: string | undefined, integer: boolean): number | undefined {
+/** A flag's value as a positive number (integer when asked), undefined when not given; else a ConfigError. */
+export function positive(name: string, v: string | undefined, integer: boolean): number | undefined {
   if (v === undefined) return undefined;
   const n = Number(v);
   if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n)))

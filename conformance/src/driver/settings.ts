@@ -4,7 +4,13 @@
  * is the in-process kernel's, short by default so redelivery scenarios finish in about a second.
  */
 import { ConfigError } from "../config/errors.js";
-import { flagsFromEnv, type LevelFilter, parseReport, type ReportTarget } from "../config/settings.js";
+import {
+  flagsFromEnv,
+  type LevelFilter,
+  parseReport,
+  positive,
+  type ReportTarget,
+} from "../config/settings.js";
 
 export interface DriverSettings {
   command?: string;
@@ -39,16 +45,6 @@ export interface DriverFlags {
   report?: string[];
   trace?: boolean;
   requirements?: string;
-}
-
-function positive(name: string, v: string | undefined, integer: boolean): number | undefined {
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n)))
-    throw new ConfigError(
-      `${name} must be a positive ${integer ? "integer" : "number"}, got ${JSON.stringify(v)}`,
-    );
-  return n;
 }
 
 const nonEmpty = (a: string[] | undefined, b: string[] | undefined) => (a && a.length > 0 ? a : (b ?? []));

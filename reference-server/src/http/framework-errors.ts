@@ -91,9 +91,10 @@ type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 export function installFrameworkErrors(server: Server): void {
   const handlers = server.listeners("request") as Listener[];
   // Fastify's handler, called directly: this wrapper runs on every request.
+  const [only] = handlers;
   const serve: Listener =
-    handlers.length === 1
-      ? handlers[0]!
+    only !== undefined && handlers.length === 1
+      ? only
       : (req, res) => {
           for (const h of handlers) h(req, res);
         };

@@ -1,5 +1,6 @@
 /**
- * Shared HTTP-layer types: the request decorations set by the auth hooks, and the route plugin options.
+ * Shared HTTP-layer types: the request decorations set by the auth hooks (null until a hook sets them;
+ * handlers read them through callers.ts), and the route plugin options.
  */
 import type { Kernel } from "../kernel.js";
 import type { WireProfile } from "../profiles/index.js";

@@ -86,9 +86,19 @@ export class Validators {
     return v;
   }
 
-  /** Query-parameter validator (coercing strings, applying defaults) for one operation of a spec document. */
-  query(surface: "cap" | "admin", method: string, path: string): ValidateFunction {
-    const id = `${surface}:${method}:${path}:query`;
+  /**
+   * Query-parameter validator (coercing strings, applying defaults) for one operation of a spec document;
+   * `maxima` lower parameters' maximum to what this kernel is configured to apply, never raise it (a
+   * default above the new maximum becomes the maximum).
+   */
+  query(
+    surface: "cap" | "admin",
+    method: string,
+    path: string,
+    maxima: Record<string, number> = {},
+  ): ValidateFunction {
+    const narrowed = Object.keys(maxima).length > 0 ? `:${JSON.stringify(maxima)}` : "";
+    const id = `${surface}:${method}:${path}:query${narrowed}`;
     const cached = this.queryAjv.getSchema(id);
     if (cached) return cached;
     const doc = surface === "cap" ? this.capDoc : this.adminDoc;
@@ -101,8 +111,18 @@ export class Validators {
       properties[p.name as string] = rewriteRefs(p.schema);
       if (p.required) required.push(p.name as string);
     }
+    for (const [name, maximum] of Object.entries(maxima)) {
+      const schema = properties[name] as Obj | undefined;
+      if (!schema || typeof schema.maximum !== "number" || maximum > schema.maximum)
+        throw new Error(
+          `cannot lower the maximum of ${name} of ${method.toUpperCase()} ${path} to ${maximum}`,
+        );
+      const fallback =
+        typeof schema.default === "number" ? Math.min(schema.default, maximum) : schema.default;
+      properties[name] = { ...schema, maximum, ...(fallback !== undefined ? { default: fallback } : {}) };
+    }
     return this.queryAjv.compile({
-      $id: `${surface}:${method}:${path}:query`,
+      $id: id,
       type: "object",
       properties,
       required,

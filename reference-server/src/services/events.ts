@@ -58,8 +58,10 @@ export function createEventsService(
 
     async poll(
       caller: AgentCaller,
-      { limit, waitSeconds, pollId, signal }: PollInput,
+      { limit, waitSeconds: asked, pollId, signal }: PollInput,
     ): Promise<DeliveredEvent[]> {
+      // A longer wait than configured is accepted and shortened (CAP-EVT-2; CAP-POLL-4 when it is 0).
+      const waitSeconds = Math.min(asked, config.maxWaitSeconds);
       if (waitSeconds <= 0 || hub.isClosed) return claim(caller.agentId, limit, undefined, pollId);
       // Throws 429 too_many_long_polls when the token's slots are all held; released in `finally`.
       const release = longPolls.take(caller.tokenId, waitSeconds * 1000);

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Store, StoreOps } from "../../src/store/contract.js";
+import { eventually } from "../../src/testing/deadline.js";
 import { events, T0 } from "./contract-fixtures.js";
 
 const LEASE = 1000;
@@ -110,7 +111,7 @@ export function runDeliveryContract(store: () => Store): void {
       const seen: string[] = [];
       const off = s.onEventsReady((id) => seen.push(id));
       await release(ev!.id, 1, T0 + 1, T0 + 1, null, "agt_r");
-      await waitFor(() => seen.includes("agt_r"));
+      await eventually(() => seen.includes("agt_r"), "agt_r is announced ready");
       off();
     });
   });
@@ -214,12 +215,4 @@ export function runDeliveryContract(store: () => Store): void {
       expect((await claim("agt_a", T0 + 1)).events).toHaveLength(3);
     });
   });
-}
-
-async function waitFor(cond: () => boolean, timeoutMs = 3000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error("condition not met before the deadline");
-    await new Promise((r) => setTimeout(r, 5));
-  }
 }

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Store } from "../../src/store/contract.js";
+import { eventually } from "../../src/testing/deadline.js";
 import { events, T0 } from "./contract-fixtures.js";
 
 const LEASE = 1000;
@@ -243,7 +244,10 @@ export function runEventContract(store: () => Store): void {
       const seen: string[] = [];
       const off = s.onEventsReady((id) => seen.push(id));
       await s.enqueueEvents([...events("agt_a", "pod_a", 2), ...events("agt_b", "pod_a", 1)]);
-      await waitFor(() => seen.includes("agt_a") && seen.includes("agt_b"));
+      await eventually(
+        () => seen.includes("agt_a") && seen.includes("agt_b"),
+        "agt_a and agt_b are announced ready",
+      );
       await s
         .transaction(async (tx) => {
           await tx.enqueueEvents(events("agt_rolled", "pod_a", 1));
@@ -252,22 +256,13 @@ export function runEventContract(store: () => Store): void {
         .catch(() => undefined);
       const [ev] = events("agt_c", "pod_a", 1);
       await s.enqueueEvents([ev!]);
-      await waitFor(() => seen.includes("agt_c"));
+      await eventually(() => seen.includes("agt_c"), "agt_c is announced ready");
       expect(seen).not.toContain("agt_rolled");
       await s.failOpenEvents({ agentId: "agt_c", podId: "pod_a", now: T0, reason: "uninstalled" });
       seen.length = 0;
       await s.requeueEvent({ eventId: ev!.id, now: T0 + 1 });
-      await waitFor(() => seen.includes("agt_c"));
+      await eventually(() => seen.includes("agt_c"), "agt_c is announced ready");
       off();
     });
   });
-}
-
-/** Deadline polling for asynchronous signals (PostgreSQL notifications arrive on another connection). */
-async function waitFor(cond: () => boolean, timeoutMs = 3000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error("condition not met before the deadline");
-    await new Promise((r) => setTimeout(r, 5));
-  }
 }

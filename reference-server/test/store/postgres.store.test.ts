@@ -11,18 +11,11 @@ import { FLOOR_MAX_AGE_MS } from "../../src/store/postgres/claim-floors.js";
 import { claimSql, READY_INSTANTS_SQL } from "../../src/store/postgres/events.js";
 import { openPostgresStore, type PostgresStore } from "../../src/store/postgres/index.js";
 import { loadMigrations } from "../../src/store/postgres/migrate.js";
+import { eventually } from "../../src/testing/deadline.js";
 import { aMessage, events, T0 } from "./contract-fixtures.js";
 
 const url = process.env.CAP_TEST_PG_URL;
 const skipped = url ? "" : " (skipped: CAP_TEST_PG_URL not set — .ci/run starts PostgreSQL)";
-
-async function waitFor(cond: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error("condition not met before the deadline");
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 describe.skipIf(!url)(`postgres store specifics${skipped}`, () => {
   const schemas: string[] = [];
@@ -264,7 +257,7 @@ describe.skipIf(!url)(`postgres store specifics${skipped}`, () => {
     const heard: string[] = [];
     a.onEventsReady((id) => heard.push(id));
     expect((await b.requeueEvent({ eventId: old!.id, now: T0 })).status).toBe("requeued");
-    await waitFor(() => heard.includes("agt_f"));
+    await eventually(() => heard.includes("agt_f"), "agt_f is heard");
     const third = (await claim(a)).events.map((e) => e.id);
     expect(third).toEqual([old!.id, ...later.slice(100).map((e) => e.id)]);
     await a.ackEvents({
@@ -331,10 +324,10 @@ describe.skipIf(!url)(`postgres store specifics${skipped}`, () => {
       inside = seenA.length + seenB.length;
     });
     expect(inside).toBe(0);
-    await waitFor(() => seenB.includes("agt_x"));
+    await eventually(() => seenB.includes("agt_x"), "store B hears agt_x");
     expect(seenA).toEqual(["agt_x"]);
     await b.enqueueEvents(events("agt_y", "pod_a", 1));
-    await waitFor(() => seenA.includes("agt_y"));
+    await eventually(() => seenA.includes("agt_y"), "store A hears agt_y");
     expect(seenB.filter((x) => x === "agt_y")).toEqual(["agt_y"]);
   });
 
@@ -348,7 +341,7 @@ describe.skipIf(!url)(`postgres store specifics${skipped}`, () => {
     const seenC: string[] = [];
     c.onEventsReady((id) => seenC.push(id));
     await b.enqueueEvents(events("agt_marker2", "pod_a", 1));
-    await waitFor(() => seenC.includes("agt_marker2"));
+    await eventually(() => seenC.includes("agt_marker2"), "store C hears agt_marker2");
     expect(seenB).not.toContain("agt_other");
   });
 
@@ -362,9 +355,12 @@ describe.skipIf(!url)(`postgres store specifics${skipped}`, () => {
     const c = await admin();
     await c.query("SELECT pg_terminate_backend($1)", [pid]);
     await c.end();
-    await waitFor(() => b.listener.backendPid !== null && b.listener.backendPid !== pid);
+    await eventually(
+      () => b.listener.backendPid !== null && b.listener.backendPid !== pid,
+      "the listener has reconnected",
+    );
     await a.enqueueEvents(events("agt_after", "pod_a", 1));
-    await waitFor(() => seen.includes("agt_after"));
+    await eventually(() => seen.includes("agt_after"), "agt_after is heard after the reconnect");
   });
 
   it("serialises read-modify-write of one agent's memory across two stores", async () => {

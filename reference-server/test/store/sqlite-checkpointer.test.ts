@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Store } from "../../src/store/contract.js";
 import { startCheckpointer } from "../../src/store/sqlite/checkpointer.js";
 import { openSqliteStore } from "../../src/store/sqlite/index.js";
+import { eventually } from "../../src/testing/deadline.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -29,16 +30,6 @@ function backfilled(path: string): number {
   const buf = Buffer.alloc(4);
   readSync(fd, buf, 0, 4, 96);
   return endianness() === "LE" ? buf.readUInt32LE(0) : buf.readUInt32BE(0);
-}
-
-async function until<T>(what: string, get: () => T, ok: (v: T) => boolean, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = get();
-    if (ok(v)) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (last: ${String(v)})`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 /** 40 commits of a 5 kB event each (more than 20 WAL frames), the store looking at its file after each. */
@@ -71,11 +62,7 @@ describe("the checkpoint thread", () => {
     await new Promise((r) => setTimeout(r, 100));
     expect(ckpt.checkpoints).toBe(0); // under minFrames: nothing to do yet
     for (let i = 0; i < 200; i++) insert.run("y".repeat(3000)); // a frame or more per commit
-    await until(
-      "a checkpoint",
-      () => backfilled(path),
-      (n) => n > 0,
-    );
+    await eventually(() => backfilled(path) > 0, "a checkpoint");
     expect(ckpt.checkpoints).toBeGreaterThan(0);
     for (let i = 0; i < 50; i++) insert.run("z");
     await ckpt.close();
@@ -105,11 +92,7 @@ describe("the checkpoint thread", () => {
     const store = openSqliteStore({ path, checkpointThreadFrames: 20 });
     const before = backfilled(path);
     await writeFrames(store);
-    await until(
-      "the store's checkpoint thread",
-      () => backfilled(path),
-      (n) => n > before,
-    );
+    await eventually(() => backfilled(path) > before, "the store's checkpoint thread has checkpointed");
     expect((await store.queueStats()).pending).toBe(40);
     await store.close();
   });

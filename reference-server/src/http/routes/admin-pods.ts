@@ -2,11 +2,13 @@
  * Admin routes for pods: create/list/get, members, human messages, decisions and their answers,
  * join codes. Humans post through the same messages service as agents, so fan-out is identical.
  */
+
 import type { FastifyInstance } from "fastify";
 import { wireDecision } from "../../services/decisions.js";
 import { wireJoinCode } from "../../services/joins.js";
 import { wireMember, wirePod } from "../../services/pods.js";
 import { wireInstallation } from "../../services/registry.js";
+import { userOf } from "../callers.js";
 import { checks } from "../request-checks.js";
 import type { AdminRoute } from "../route-types.js";
 import type { RouteDeps } from "../types.js";
@@ -16,13 +18,13 @@ export async function adminPodRoutes(app: FastifyInstance, { kernel, validators,
     "/pods",
     { preValidation: checks({ body: validators.adminModel("CreatePodRequest") }) },
     async (req, reply) =>
-      reply.code(201).send(wirePod(await kernel.pods.createPod(req.user!.userId, req.body.name))),
+      reply.code(201).send(wirePod(await kernel.pods.createPod(userOf(req).userId, req.body.name))),
   );
 
-  app.get("/pods", async (req) => ({ pods: (await kernel.pods.list(req.user!)).map(wirePod) }));
+  app.get("/pods", async (req) => ({ pods: (await kernel.pods.list(userOf(req))).map(wirePod) }));
 
   app.get<AdminRoute<"/pods/{podId}", "get">>("/pods/:podId", async (req) => {
-    const { pod, members, installations } = await kernel.pods.get(req.user!, req.params.podId);
+    const { pod, members, installations } = await kernel.pods.get(userOf(req), req.params.podId);
     return {
       pod: wirePod(pod),
       members: members.map(wireMember),
@@ -33,14 +35,14 @@ export async function adminPodRoutes(app: FastifyInstance, { kernel, validators,
   app.post<AdminRoute<"/pods/{podId}/members", "post">>(
     "/pods/:podId/members",
     { preValidation: checks({ body: validators.adminModel("PutMemberRequest") }) },
-    async (req) => wireMember(await kernel.pods.addMember(req.user!, req.params.podId, req.body)),
+    async (req) => wireMember(await kernel.pods.addMember(userOf(req), req.params.podId, req.body)),
   );
 
   app.delete<AdminRoute<"/pods/{podId}/members/{userId}", "delete">>(
     "/pods/:podId/members/:userId",
     async (req) => {
       const { podId, userId } = req.params;
-      await kernel.pods.removeMember(req.user!, podId, userId);
+      await kernel.pods.removeMember(userOf(req), podId, userId);
       return { ok: true };
     },
   );
@@ -50,7 +52,7 @@ export async function adminPodRoutes(app: FastifyInstance, { kernel, validators,
     { preValidation: checks({ body: validators.adminModel("HumanPostMessageRequest") }) },
     async (req, reply) => {
       const { podId } = req.params;
-      return reply.code(201).send(await kernel.messages.postAsHuman(req.user!, podId, req.body));
+      return reply.code(201).send(await kernel.messages.postAsHuman(userOf(req), podId, req.body));
     },
   );
 
@@ -60,23 +62,25 @@ export async function adminPodRoutes(app: FastifyInstance, { kernel, validators,
     async (req) => {
       const { podId } = req.params;
       const { limit, before } = req.query;
-      return { messages: await kernel.messages.list(req.user!, podId, { limit, before }) };
+      return { messages: await kernel.messages.list(userOf(req), podId, { limit, before }) };
     },
   );
 
   app.get<AdminRoute<"/pods/{podId}/decisions", "get">>("/pods/:podId/decisions", async (req) => ({
-    decisions: (await kernel.decisions.list(req.user!, req.params.podId)).map(wireDecision),
+    decisions: (await kernel.decisions.list(userOf(req), req.params.podId)).map(wireDecision),
   }));
 
   app.get<AdminRoute<"/decisions/{decisionId}", "get">>("/decisions/:decisionId", async (req) =>
-    wireDecision(await kernel.decisions.get(req.user!, req.params.decisionId)),
+    wireDecision(await kernel.decisions.get(userOf(req), req.params.decisionId)),
   );
 
   app.post<AdminRoute<"/decisions/{decisionId}/answer", "post">>(
     "/decisions/:decisionId/answer",
     { preValidation: checks({ body: validators.adminModel("AnswerDecisionRequest") }) },
     async (req, reply) =>
-      reply.code(201).send(await kernel.decisions.answer(req.user!, req.params.decisionId, req.body.option)),
+      reply
+        .code(201)
+        .send(await kernel.decisions.answer(userOf(req), req.params.decisionId, req.body.option)),
   );
 
   app.post<AdminRoute<"/pods/{podId}/join-codes", "post">>(
@@ -87,12 +91,12 @@ export async function adminPodRoutes(app: FastifyInstance, { kernel, validators,
       preValidation: checks({ body: validators.adminModel("CreateJoinCodeRequest") }),
     },
     async (req, reply) => {
-      const { code, record } = await kernel.joins.create(req.user!, req.params.podId, req.body);
+      const { code, record } = await kernel.joins.create(userOf(req), req.params.podId, req.body);
       return reply.code(201).send({ ...wireJoinCode(record), code });
     },
   );
 
   app.get<AdminRoute<"/pods/{podId}/join-codes", "get">>("/pods/:podId/join-codes", async (req) => ({
-    joinCodes: (await kernel.joins.list(req.user!, req.params.podId)).map(wireJoinCode),
+    joinCodes: (await kernel.joins.list(userOf(req), req.params.podId)).map(wireJoinCode),
   }));
 }

@@ -3,10 +3,12 @@
  * uninstall. A manifest over `limits.maxManifestBytes` is refused here, before its schema is checked: any
  * user may publish, and thirty 1 MB manifests made the listing 28.6 MiB and stalled `/healthz` for ~1 s.
  */
+
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { iso } from "../../clock.js";
 import { fail } from "../../errors/registry.js";
 import { wireInstallation, wireRuntimeToken } from "../../services/registry.js";
+import { userOf } from "../callers.js";
 import { checks } from "../request-checks.js";
 import type { AdminRoute } from "../route-types.js";
 import type { RouteDeps } from "../types.js";
@@ -45,7 +47,7 @@ export async function adminRegistryRoutes(
         beforeBody: manifestFits(kernel.config.limits.maxManifestBytes),
       }),
     },
-    async (req) => wireRegistry(await kernel.registry.publish(req.user!, req.body)),
+    async (req) => wireRegistry(await kernel.registry.publish(userOf(req), req.body)),
   );
 
   app.get("/registry/agents", async () => ({ agents: (await kernel.registry.list()).map(wireRegistry) }));
@@ -54,7 +56,7 @@ export async function adminRegistryRoutes(
     "/registry/install",
     { preValidation: checks({ body: validators.adminModel("InstallRequest") }) },
     async (req, reply) =>
-      reply.code(201).send(wireInstallation(await kernel.registry.install(req.user!, req.body))),
+      reply.code(201).send(wireInstallation(await kernel.registry.install(userOf(req), req.body))),
   );
 
   app.post<AdminRoute<"/registry/pods/{podId}/agents/{agentName}/runtime-tokens", "post">>(
@@ -67,7 +69,7 @@ export async function adminRegistryRoutes(
     async (req, reply) => {
       const { podId, agentName } = req.params;
       const { token, record, installation } = await kernel.registry.issueToken(
-        req.user!,
+        userOf(req),
         podId,
         agentName,
         req.body,
@@ -101,7 +103,7 @@ export async function adminRegistryRoutes(
       const { podId, agentName } = req.params;
       const { instanceId } = req.query;
       return {
-        tokens: (await kernel.registry.listTokens(req.user!, podId, agentName, instanceId)).map(
+        tokens: (await kernel.registry.listTokens(userOf(req), podId, agentName, instanceId)).map(
           wireRuntimeToken,
         ),
       };
@@ -112,7 +114,7 @@ export async function adminRegistryRoutes(
     `${TOKENS}/:tokenId`,
     async (req) => {
       const { podId, agentName, tokenId } = req.params;
-      await kernel.registry.revokeToken(req.user!, podId, agentName, tokenId);
+      await kernel.registry.revokeToken(userOf(req), podId, agentName, tokenId);
       return { ok: true };
     },
   );
@@ -127,7 +129,7 @@ export async function adminRegistryRoutes(
     async (req) => {
       const { podId, agentName } = req.params;
       const { instanceId } = req.query;
-      return { ok: true, ...(await kernel.registry.uninstall(req.user!, podId, agentName, instanceId)) };
+      return { ok: true, ...(await kernel.registry.uninstall(userOf(req), podId, agentName, instanceId)) };
     },
   );
 }

@@ -7,6 +7,7 @@
 import { CAP_BASE_PATH } from "@commonly/cap-spec/constants";
 import type { FastifyInstance } from "fastify";
 import { iso } from "../../clock.js";
+import { agentOf } from "../callers.js";
 import { HangUp } from "../hang-up.js";
 import { checks } from "../request-checks.js";
 import type { CapRoute } from "../route-types.js";
@@ -24,14 +25,17 @@ export async function capEventRoutes(app: FastifyInstance, { kernel, validators,
         reply.header("Cache-Control", "no-store");
         done(null, payload);
       },
-      preValidation: checks({ query: validators.query("cap", "get", `${CAP_BASE_PATH}/events`) }),
+      // `limit` above the configured maxLimit is refused, as /info says (CAP-INFO-2).
+      preValidation: checks({
+        query: validators.query("cap", "get", `${CAP_BASE_PATH}/events`, { limit: kernel.config.maxLimit }),
+      }),
     },
     async (req, reply) => {
       const { limit, waitSeconds, pollId } = req.query;
       // A client that hangs up while its long-poll waits must not have events claimed for it.
       const gone = new HangUp(reply.raw);
       try {
-        const events = await kernel.events.poll(req.agent!, {
+        const events = await kernel.events.poll(agentOf(req), {
           limit,
           waitSeconds,
           ...(pollId !== undefined ? { pollId } : {}),
@@ -49,7 +53,7 @@ export async function capEventRoutes(app: FastifyInstance, { kernel, validators,
     "/events/:id/ack",
     { preValidation: checks({ body: validators.capModel("AckRequest"), optionalBody: true }) },
     async (req) => {
-      await kernel.events.ack(req.agent!, req.params.id, req.body.result);
+      await kernel.events.ack(agentOf(req), req.params.id, req.body.result);
       return profile.ackAnswer();
     },
   );
@@ -58,7 +62,7 @@ export async function capEventRoutes(app: FastifyInstance, { kernel, validators,
     "/events/:id/renew",
     { preValidation: checks({ body: validators.capModel("RenewRequest") }) },
     async (req) => {
-      const until = await kernel.events.renew(req.agent!, req.params.id, req.body.attempts);
+      const until = await kernel.events.renew(agentOf(req), req.params.id, req.body.attempts);
       return { ok: true, leaseExpiresAt: iso(until) };
     },
   );
@@ -67,7 +71,7 @@ export async function capEventRoutes(app: FastifyInstance, { kernel, validators,
     "/events/:id/release",
     { preValidation: checks({ body: validators.capModel("ReleaseRequest") }) },
     async (req) => {
-      const r = await kernel.events.release(req.agent!, req.params.id, req.body);
+      const r = await kernel.events.release(agentOf(req), req.params.id, req.body);
       return r.status === "pending"
         ? { ok: true, status: "pending", availableAt: iso(r.availableAt) }
         : { ok: true, status: "failed" };
@@ -78,7 +82,7 @@ export async function capEventRoutes(app: FastifyInstance, { kernel, validators,
     "/events/ack",
     { preValidation: checks({ body: validators.capModel("BatchAckRequest") }) },
     async (req) => ({
-      results: await kernel.events.ackMany(req.agent!, req.body.acks),
+      results: await kernel.events.ackMany(agentOf(req), req.body.acks),
     }),
   );
 }

@@ -1,8 +1,10 @@
 /**
  * The optional CAP conveniences that are not events, messages or memory: GET /info and POST /decisions.
  */
+
 import { FEATURES } from "@commonly/cap-spec/constants";
 import type { FastifyInstance } from "fastify";
+import { agentOf } from "../callers.js";
 import { checks } from "../request-checks.js";
 import type { CapRoute } from "../route-types.js";
 import type { RouteDeps } from "../types.js";
@@ -12,6 +14,9 @@ const ADVERTISED_FEATURES = FEATURES.filter((f) => f !== "info");
 
 export async function capExtraRoutes(app: FastifyInstance, { kernel, validators, profile }: RouteDeps) {
   const c = kernel.config;
+  // Polls never wait with maxWaitSeconds 0, so the kernel does not claim long-poll then (CAP-INFO-2).
+  const features =
+    c.maxWaitSeconds > 0 ? ADVERTISED_FEATURES : ADVERTISED_FEATURES.filter((f) => f !== "long-poll");
   const info = {
     protocol: "cap",
     version: "1",
@@ -20,7 +25,7 @@ export async function capExtraRoutes(app: FastifyInstance, { kernel, validators,
     maxLimit: c.maxLimit,
     maxWaitSeconds: c.maxWaitSeconds,
     maxMessageBytes: c.maxMessageBytes,
-    features: ADVERTISED_FEATURES,
+    features,
     limits: {
       maxJsonDepth: c.limits.maxJsonDepth,
       maxMemoryBytes: c.limits.maxMemoryBytes,
@@ -38,6 +43,6 @@ export async function capExtraRoutes(app: FastifyInstance, { kernel, validators,
   app.post<CapRoute<"/decisions", "post">>(
     "/decisions",
     { preValidation: checks({ body: validators.capModel("DecisionRequest") }) },
-    async (req, reply) => reply.code(201).send(await kernel.decisions.ask(req.agent!, req.body)),
+    async (req, reply) => reply.code(201).send(await kernel.decisions.ask(agentOf(req), req.body)),
   );
 }

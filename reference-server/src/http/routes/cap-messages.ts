@@ -2,9 +2,11 @@
  * CAP message routes: POST /pods/{podId}/messages (with the optional Idempotency-Key header) and
  * GET /pods/{podId}/messages (message-read with `self` / `isBot`).
  */
+
 import { CAP_BASE_PATH } from "@commonly/cap-spec/constants";
 import type { FastifyInstance } from "fastify";
 import { fail } from "../../errors/registry.js";
+import { agentOf } from "../callers.js";
 import { checks } from "../request-checks.js";
 import type { CapRoute } from "../route-types.js";
 import type { RouteDeps } from "../types.js";
@@ -26,14 +28,15 @@ export async function capMessageRoutes(app: FastifyInstance, { kernel, validator
           ],
         });
       const body = req.body;
-      const r = await kernel.messages.postAsAgent(req.agent!, podId, body, req.body, key);
+      const agent = agentOf(req);
+      const r = await kernel.messages.postAsAgent(agent, podId, body, req.body, key);
       if (r.replayed) reply.header("Idempotent-Replayed", "true");
       // A replay has the same body (same hash), so the request describes the stored message exactly.
       const answer = profile.postAnswer({
         ...r.body,
         podId,
         content: body.content,
-        author: { id: req.agent!.agentId, kind: "agent", name: req.agent!.agentName },
+        author: { id: agent.agentId, kind: "agent", name: agent.agentName },
         ...(body.replyToMessageId !== undefined ? { replyToMessageId: body.replyToMessageId } : {}),
         ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
       });
@@ -51,7 +54,7 @@ export async function capMessageRoutes(app: FastifyInstance, { kernel, validator
     async (req) => {
       const { podId } = req.params;
       const { limit, before } = req.query;
-      return { messages: await kernel.messages.list(req.agent!, podId, { limit, before }) };
+      return { messages: await kernel.messages.list(agentOf(req), podId, { limit, before }) };
     },
   );
 }

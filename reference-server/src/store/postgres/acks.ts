@@ -23,6 +23,7 @@
 import type { StoreOps } from "../contract.js";
 import type { Db } from "./db.js";
 import { encodeText, isOutage, json } from "./db.js";
+import { ACK, UNACKED } from "./lease-rules.js";
 
 export interface AckCall {
   agentId: string;
@@ -44,10 +45,10 @@ export interface AckCall {
 // connection keeps the plan it made while the table was small until the next ANALYZE: at 18,000 events
 // each one-ack statement read the whole table (10 ms) where the index lookup takes 0.1 ms.
 export const ACK_ROWS = `
-  UPDATE events e SET state = 'acked', acked_at = t.n, result = t.r::json
+  UPDATE events e SET ${ACK("t.n", "t.r::json")}
     FROM json_to_recordset($1::json) AS t(a text, i text, r text, n bigint)
    WHERE e.id = ANY (ARRAY(SELECT x.i FROM json_to_recordset($1::json) AS x(i text)))
-     AND e.id = t.i AND e.agent_id = t.a AND e.state <> 'acked'
+     AND e.id = t.i AND e.agent_id = t.a AND e.${UNACKED}
   RETURNING e.agent_id, e.id`;
 
 // Only for items the update did not change (acked before, unknown, or another agent's). Which agent an

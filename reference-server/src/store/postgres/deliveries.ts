@@ -10,6 +10,7 @@
 import type { DeliveryOpName, StoreOps } from "../contract.js";
 import { DELIVERED_EVENT_COLUMNS, EVENT_ROWS } from "../schema.js";
 import type { Db } from "./db.js";
+import { BUDGET_USED, FENCE, LEASED, MARK_RELEASED } from "./lease-rules.js";
 import { toDeliveredEvent } from "./rows.js";
 
 // The batch ack is in acks.ts.
@@ -17,27 +18,25 @@ type DeliveryOps = Omit<Pick<StoreOps, DeliveryOpName>, "ackEvents">;
 
 // $1 id, $2 agent, $3 attempts, $4 now, $5 availableAt, $6 maxAttempts, $7 reason, $8 channel, $9 origin.
 // One statement: the fence of renew, then either a lease moved to availableAt or, with the budget used,
-// failed at once. The notify only for a release that leaves the event deliverable.
+// failed at once. The notify only for a release that leaves the event deliverable (still leased).
+const USED = BUDGET_USED("$6");
 const RELEASE = `
   WITH r AS (
     UPDATE events SET
-      state = CASE WHEN attempts - attempt_base >= $6 THEN 'failed' ELSE 'leased' END,
-      failed_at = CASE WHEN attempts - attempt_base >= $6 THEN $4 ELSE failed_at END,
-      fail_reason = CASE WHEN attempts - attempt_base >= $6 THEN 'released' ELSE fail_reason END,
-      lease_expires_at = CASE WHEN attempts - attempt_base >= $6 THEN $4 ELSE $5 END,
-      available_at = CASE WHEN attempts - attempt_base >= $6 THEN available_at ELSE $5 END,
-      release_attempts = attempts,
-      release_reason = $7
-     WHERE id = $1 AND agent_id = $2 AND attempts = $3 AND state = 'leased' AND lease_expires_at > $4
-       AND (release_attempts IS NULL OR release_attempts <> attempts)
+      state = CASE WHEN ${USED} THEN 'failed' ELSE 'leased' END,
+      failed_at = CASE WHEN ${USED} THEN $4 ELSE failed_at END,
+      fail_reason = CASE WHEN ${USED} THEN 'released' ELSE fail_reason END,
+      lease_expires_at = CASE WHEN ${USED} THEN $4 ELSE $5 END,
+      available_at = CASE WHEN ${USED} THEN available_at ELSE $5 END,
+      ${MARK_RELEASED("$7")}
+     WHERE id = $1 AND agent_id = $2 AND ${FENCE("$3", "$4")}
     RETURNING agent_id, state)
-  SELECT r.state, CASE WHEN r.state = 'leased' THEN pg_notify($8, $9 || r.agent_id) END AS notified FROM r`;
+  SELECT r.state, CASE WHEN ${LEASED} THEN pg_notify($8, $9 || r.agent_id) END AS notified FROM r`;
 
 const POLL_DELIVERIES = `
   SELECT ${DELIVERED_EVENT_COLUMNS.postgres} FROM ${EVENT_ROWS}
-   WHERE agent_id = $1 AND poll_id = $2 AND state = 'leased' AND poll_id IS NOT NULL
-     AND poll_attempts = attempts AND lease_expires_at > $3
-     AND (release_attempts IS NULL OR release_attempts <> attempts)
+   WHERE agent_id = $1 AND poll_id = $2 AND ${LEASED} AND poll_id IS NOT NULL
+     AND ${FENCE("poll_attempts", "$3")}
    ORDER BY e.seq`;
 
 export function deliveryOps(db: Db): DeliveryOps {

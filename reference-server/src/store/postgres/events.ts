@@ -16,6 +16,20 @@ import type { EventOpName, StoreOps } from "../contract.js";
 import { EVENT_COLUMNS, EVENT_ROWS } from "../schema.js";
 import type { Db } from "./db.js";
 import { json } from "./db.js";
+import {
+  EXHAUSTED,
+  FAIL,
+  FAILED,
+  FENCE,
+  LEASE,
+  LEASED,
+  NEXT_EXPIRY,
+  PENDING,
+  READY_AGAIN,
+  REQUEUE,
+  RETIRE,
+  WILL_BE_READY,
+} from "./lease-rules.js";
 import { toDeliveredEvent, toEvent } from "./rows.js";
 
 // The ack is in acks.ts (one statement with the batch ack, shared by concurrent requests).
@@ -37,9 +51,9 @@ const ENQUEUE = `
   SELECT a.agent_id, pg_notify($7, $8 || a.agent_id) FROM (SELECT DISTINCT agent_id FROM ins) a`;
 
 // $1 agent, $2 now, $3 lease ms, $4 max attempts; the limit is written into the text, one prepared
-// statement per limit (at most 100: the service bounds it). With the limit a parameter, the generic plan
-// assumed a tenth of the agent's open rows and joined them to a sequential scan of all events (16 ms for a
-// 50-event claim on a 50,000-event table), so PostgreSQL planned every claim anew instead (0.6–0.8 ms of
+// statement per limit (at most 100; the kernel asks for at most its maxLimit, ≤ 50). With the limit a
+// parameter, the generic plan assumed a tenth of the agent's open rows and joined them to a sequential
+// scan of all events (16 ms for a 50-event claim on a 50,000-event table), so PostgreSQL planned every claim anew instead (0.6–0.8 ms of
 // its CPU per claim, a third of its time in the batch drain); with a literal the generic plan is the custom
 // one and is reused. The retire CTE reads events_leased (this agent's ended leases only, so its cost does
 // not grow with the backlog) and skips rows another statement holds (that statement is retiring, claiming
@@ -54,21 +68,18 @@ const ENQUEUE = `
 // (events_open, before migration 007), a claim inserted an entry into it for every row it leased.
 export const claimSql = (limit: number) => `
   WITH retired AS (
-    UPDATE events SET state = 'failed', fail_reason = 'max_attempts', failed_at = lease_expires_at
-     WHERE id IN (SELECT id FROM events
-                   WHERE agent_id = $1 AND state = 'leased'
-                     AND lease_expires_at <= $2 AND attempts - attempt_base >= $4
-                   FOR UPDATE SKIP LOCKED)
+    UPDATE events SET ${RETIRE}
+     WHERE id IN (SELECT id FROM events WHERE agent_id = $1 AND ${EXHAUSTED("$2", "$4")} FOR UPDATE SKIP LOCKED)
     RETURNING 1),
   pending AS (
     SELECT id, seq, state AS prev_state FROM events
-     WHERE agent_id = $1 AND state = 'pending' AND seq >= (SELECT $5::bigint)
+     WHERE agent_id = $1 AND ${PENDING} AND seq >= (SELECT $5::bigint)
      ORDER BY seq
      LIMIT ${limit}
      FOR UPDATE SKIP LOCKED),
   ended AS (
     SELECT id, seq, state AS prev_state FROM events
-     WHERE agent_id = $1 AND state = 'leased' AND lease_expires_at <= $2 AND attempts - attempt_base < $4
+     WHERE agent_id = $1 AND ${READY_AGAIN("$2", "$4")}
      ORDER BY seq
      LIMIT ${limit}
      FOR UPDATE SKIP LOCKED),
@@ -77,12 +88,12 @@ export const claimSql = (limit: number) => `
      ORDER BY seq
      LIMIT ${limit}),
   claimed AS (
-    UPDATE events e SET state = 'leased', attempts = e.attempts + 1, lease_expires_at = $2 + $3
+    UPDATE events e SET ${LEASE("$2 + $3")}
       FROM ready r WHERE e.id = r.id
     RETURNING e.*, r.prev_state)
   SELECT (SELECT count(*) FROM retired) AS n_retired,
          (SELECT seq FROM events
-           WHERE agent_id = $1 AND state = 'pending' AND seq >= (SELECT $5::bigint)
+           WHERE agent_id = $1 AND ${PENDING} AND seq >= (SELECT $5::bigint)
            ORDER BY seq LIMIT 1) AS floor,
          c.*, p.payload::text AS payload_json
     FROM (SELECT 1) one LEFT JOIN claimed c ON true LEFT JOIN event_payloads p ON p.seq = c.seq
@@ -95,17 +106,15 @@ export const claimSql = (limit: number) => `
 export const READY_INSTANTS_SQL = `
   SELECT a.agent_id,
          COALESCE((SELECT 0::bigint FROM events e
-                    WHERE e.agent_id = a.agent_id AND e.state = 'pending' ORDER BY e.seq LIMIT 1),
+                    WHERE e.agent_id = a.agent_id AND ${PENDING} ORDER BY e.seq LIMIT 1),
                   (SELECT min(lease_expires_at) FROM events e
-                    WHERE e.agent_id = a.agent_id AND e.state = 'leased'
-                      AND e.attempts - e.attempt_base < $2)) AS at
+                    WHERE e.agent_id = a.agent_id AND ${WILL_BE_READY("$2")})) AS at
     FROM (SELECT DISTINCT unnest($1::text[]) AS agent_id) a`;
 
-const EXHAUSTED = `
-  UPDATE events SET state = 'failed', fail_reason = 'max_attempts', failed_at = lease_expires_at
+const RETIRE_EXHAUSTED = `
+  UPDATE events SET ${RETIRE}
    WHERE id IN (SELECT id FROM events
-                 WHERE ($3::text IS NULL OR agent_id = $3) AND state = 'leased'
-                   AND lease_expires_at <= $1 AND attempts - attempt_base >= $2
+                 WHERE ($3::text IS NULL OR agent_id = $3) AND ${EXHAUSTED("$1", "$2")}
                  FOR UPDATE SKIP LOCKED)
   RETURNING 1`;
 
@@ -168,8 +177,7 @@ export function eventOps(db: Db): EventOps {
     async renewLease({ agentId, eventId, attempts, leaseMs, now }) {
       const rows = await db.query<{ lease_expires_at: number }>(
         `UPDATE events SET lease_expires_at = $4 + $5
-          WHERE id = $1 AND agent_id = $2 AND state = 'leased' AND attempts = $3 AND lease_expires_at > $4
-            AND (release_attempts IS NULL OR release_attempts <> attempts)
+          WHERE id = $1 AND agent_id = $2 AND ${FENCE("$3", "$4")}
           RETURNING lease_expires_at`,
         [eventId, agentId, attempts, now, leaseMs],
       );
@@ -178,14 +186,13 @@ export function eventOps(db: Db): EventOps {
     },
 
     async failExhausted({ now, maxAttempts, agentId }) {
-      return (await db.query(EXHAUSTED, [now, maxAttempts, agentId ?? null])).length;
+      return (await db.query(RETIRE_EXHAUSTED, [now, maxAttempts, agentId ?? null])).length;
     },
 
     async nextLeaseExpiry({ agentId, now, maxAttempts }) {
       const rows = await db.query<{ next: number | null }>(
         `SELECT min(lease_expires_at) AS next FROM events
-          WHERE agent_id = $1 AND state = 'leased'
-            AND lease_expires_at > $2 AND attempts - attempt_base < $3`,
+          WHERE agent_id = $1 AND ${NEXT_EXPIRY("$2", "$3")}`,
         [agentId, now, maxAttempts],
         "cap_next_lease_expiry",
       );
@@ -209,7 +216,7 @@ export function eventOps(db: Db): EventOps {
     async listDeadLetters({ agentId, podId, limit }) {
       const rows = await db.query(
         `SELECT ${EVENT_COLUMNS} FROM ${EVENT_ROWS}
-          WHERE e.state = 'failed' AND ($1::text IS NULL OR e.agent_id = $1) AND ($2::text IS NULL OR e.pod_id = $2)
+          WHERE e.${FAILED} AND ($1::text IS NULL OR e.agent_id = $1) AND ($2::text IS NULL OR e.pod_id = $2)
           ORDER BY e.failed_at DESC, e.seq DESC LIMIT $3`,
         [agentId ?? null, podId ?? null, limit],
       );
@@ -219,9 +226,7 @@ export function eventOps(db: Db): EventOps {
     async requeueEvent({ eventId }) {
       const rows = await db.query(
         `WITH r AS (
-           UPDATE events SET state = 'pending', attempt_base = attempts, lease_expires_at = NULL, failed_at = NULL,
-             fail_reason = NULL
-            WHERE id = $1 AND state = 'failed' RETURNING *)
+           UPDATE events SET ${REQUEUE} WHERE id = $1 AND ${FAILED} RETURNING *)
          SELECT r.*, p.payload, pg_notify($2, $3 || r.agent_id) FROM r JOIN event_payloads p ON p.seq = r.seq`,
         [eventId, db.channel, db.origin],
       );
@@ -237,8 +242,8 @@ export function eventOps(db: Db): EventOps {
 
     async failOpenEvents({ agentId, podId, now, reason }) {
       const rows = await db.query(
-        `UPDATE events SET state = 'failed', failed_at = $3, fail_reason = $4
-          WHERE agent_id = $1 AND pod_id = $2 AND (state = 'pending' OR state = 'leased') RETURNING 1`,
+        `UPDATE events SET ${FAIL("$3", "$4")}
+          WHERE agent_id = $1 AND pod_id = $2 AND (${PENDING} OR ${LEASED}) RETURNING 1`,
         [agentId, podId, now, reason],
       );
       return rows.length;

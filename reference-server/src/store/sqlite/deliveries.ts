@@ -7,36 +7,29 @@
 import type { DeliveryOpName, ReleaseResult } from "../contract.js";
 import { DELIVERED_EVENT_COLUMNS } from "../schema.js";
 import { ACK_SQL } from "./events.js";
+import { ATTEMPTS_LEFT, BUDGET_USED, FAIL, FENCE, LEASED, MARK_RELEASED } from "./lease-rules.js";
 import { json, type Row, toDeliveredEvent } from "./rows.js";
 import type { SqliteContext, SyncOps } from "./types.js";
 
 type DeliveryOps = Pick<SyncOps, DeliveryOpName>;
 
-/** The delivery named by `attempts` holds the lease: the fence renew and release share. */
-const HELD = `state = 'leased' AND lease_expires_at > @now
-  AND (release_attempts IS NULL OR release_attempts <> attempts)`;
-
 export function deliveryOps({ db, notify }: SqliteContext): DeliveryOps {
   const q = {
     get: db.prepare("SELECT agent_id FROM events WHERE id = ?"),
     release: db.prepare(
-      `UPDATE events SET lease_expires_at = @availableAt, available_at = @availableAt,
-         release_attempts = attempts, release_reason = @reason
-       WHERE id = @id AND agent_id = @agentId AND attempts = @attempts AND ${HELD}
-         AND attempts - attempt_base < @maxAttempts`,
+      `UPDATE events SET lease_expires_at = @availableAt, available_at = @availableAt, ${MARK_RELEASED("@reason")}
+       WHERE id = @id AND agent_id = @agentId AND ${FENCE("@attempts", "@now")} AND ${ATTEMPTS_LEFT("@maxAttempts")}`,
     ),
     releaseLast: db.prepare(
-      `UPDATE events SET state = 'failed', failed_at = @now, fail_reason = 'released', lease_expires_at = @now,
-         release_attempts = attempts, release_reason = @reason
-       WHERE id = @id AND agent_id = @agentId AND attempts = @attempts AND ${HELD}
-         AND attempts - attempt_base >= @maxAttempts`,
+      `UPDATE events SET ${FAIL("@now", "'released'")}, lease_expires_at = @now, ${MARK_RELEASED("@reason")}
+       WHERE id = @id AND agent_id = @agentId AND ${FENCE("@attempts", "@now")} AND ${BUDGET_USED("@maxAttempts")}`,
     ),
     ack: db.prepare(ACK_SQL),
     own: db.prepare("SELECT 1 FROM events WHERE id = ? AND agent_id = ?"),
     pollDeliveries: db.prepare(
       `SELECT ${DELIVERED_EVENT_COLUMNS.sqlite} FROM events e INDEXED BY events_poll JOIN event_payloads p ON p.seq = e.seq
-       WHERE agent_id = @agentId AND poll_id = @pollId AND state = 'leased' AND poll_id IS NOT NULL
-         AND poll_attempts = attempts AND ${HELD}
+       WHERE agent_id = @agentId AND poll_id = @pollId AND ${LEASED} AND poll_id IS NOT NULL
+         AND ${FENCE("poll_attempts", "@now")}
        ORDER BY e.seq`,
     ),
     tag: db.prepare(

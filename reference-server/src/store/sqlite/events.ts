@@ -11,6 +11,22 @@ import type { DeliveredEvent, QueueStats } from "../records.js";
 import { arrayMapper, columnNames } from "../rows.js";
 import { EVENT_COLUMNS, EVENT_ROWS, EVENTS } from "../schema.js";
 import { insertOrConflict } from "./agents.js";
+import {
+  ACK,
+  EXHAUSTED,
+  FAIL,
+  FAILED,
+  FENCE,
+  LEASE,
+  LEASED,
+  NEXT_EXPIRY,
+  PENDING,
+  READY_AGAIN,
+  REQUEUE,
+  RETIRE,
+  UNACKED,
+  WILL_BE_READY,
+} from "./lease-rules.js";
 import { json, type Row, toEvent } from "./rows.js";
 import { statementCache } from "./statement-cache.js";
 import type { SqliteContext, SyncOps } from "./types.js";
@@ -39,14 +55,13 @@ const toClaimed = arrayMapper(EVENTS, "sqlite", CLAIM_SELECTED, CLAIM_GIVEN, {
 // A claim's ready events are the oldest pending ones (the index alone answers) and the ended leases with
 // attempts left, merged in seq order. Two statements and a merge in JS only when there are ended leases:
 // as one UNION ALL, SQLite sorted both arms in temporary b-trees, 24–35 against 15 µs per 50-event read.
-// A pending event has used none of its attempts (enqueue and requeue set attempt_base = attempts).
+// Which rows are ready is PENDING and READY_AGAIN (lease-rules.ts); this is only how they are read.
 // Exported for the plan test.
 export const READY_SQL = {
   pending: `SELECT seq FROM events INDEXED BY events_pending
-             WHERE agent_id = @agentId AND state = 'pending' ORDER BY seq LIMIT @limit`,
+             WHERE agent_id = @agentId AND ${PENDING} ORDER BY seq LIMIT @limit`,
   endedLeases: `SELECT seq FROM events INDEXED BY events_leased
-                 WHERE agent_id = @agentId AND state = 'leased' AND lease_expires_at <= @now
-                   AND attempts - attempt_base < @maxAttempts`,
+                 WHERE agent_id = @agentId AND ${READY_AGAIN("@now", "@maxAttempts")}`,
 };
 
 /**
@@ -59,8 +74,8 @@ export const READY_SQL = {
  */
 export const CLAIM_PENDING_SQL = {
   update: `UPDATE events INDEXED BY events_pending
-             SET state = 'leased', attempts = attempts + 1, lease_expires_at = ?
-           WHERE agent_id = ? AND state = 'pending' AND seq <= ?`,
+             SET ${LEASE("?")}
+           WHERE agent_id = ? AND ${PENDING} AND seq <= ?`,
   read: `SELECT ${CLAIM_SELECTED.map((c) => `e.${c}`).join(", ")}, p.payload
            FROM events e JOIN event_payloads p ON p.seq = e.seq
           WHERE e.seq IN (SELECT value FROM json_each(?))`,
@@ -70,8 +85,7 @@ export const CLAIM_PENDING_SQL = {
  * The ack of one event (single and batch ack): parameters now, result, id, agent. Positional, because
  * binding four named parameters from an object cost 0.6–0.8 µs more per ack (a sixth of the statement).
  */
-export const ACK_SQL = `UPDATE events SET state = 'acked', acked_at = ?, result = ?
-  WHERE id = ? AND agent_id = ? AND state != 'acked'`;
+export const ACK_SQL = `UPDATE events SET ${ACK("?", "?")} WHERE id = ? AND agent_id = ? AND ${UNACKED}`;
 
 export function eventOps({ db, notify, idle, isIdle }: SqliteContext): EventOps {
   const prepared = statementCache(db);
@@ -85,15 +99,10 @@ export function eventOps({ db, notify, idle, isIdle }: SqliteContext): EventOps 
     ),
     // Retiring reads events_leased: only this agent's ended leases, never the pending backlog.
     retireAgent: db.prepare(
-      `UPDATE events INDEXED BY events_leased
-         SET state = 'failed', failed_at = lease_expires_at, fail_reason = 'max_attempts'
-       WHERE agent_id = @agentId AND state = 'leased' AND lease_expires_at <= @now
-         AND attempts - attempt_base >= @maxAttempts`,
+      `UPDATE events INDEXED BY events_leased SET ${RETIRE}
+       WHERE agent_id = @agentId AND ${EXHAUSTED("@now", "@maxAttempts")}`,
     ),
-    retireAll: db.prepare(
-      `UPDATE events SET state = 'failed', failed_at = lease_expires_at, fail_reason = 'max_attempts'
-       WHERE state = 'leased' AND lease_expires_at <= @now AND attempts - attempt_base >= @maxAttempts`,
-    ),
+    retireAll: db.prepare(`UPDATE events SET ${RETIRE} WHERE ${EXHAUSTED("@now", "@maxAttempts")}`),
     // A claim reads the ready seqs first and updates only when there are some: the UPDATE … WHERE seq IN
     // (subquery) RETURNING costs ~90 µs even when it matches nothing (the select alone ~10 µs), and an idle
     // long-poll's claim almost always finds nothing (issue 10, idle profile).
@@ -104,48 +113,41 @@ export function eventOps({ db, notify, idle, isIdle }: SqliteContext): EventOps 
     // conversation.
     claim: db
       .prepare(
-        `UPDATE events SET state = 'leased', attempts = attempts + 1, lease_expires_at = @leaseUntil
+        `UPDATE events SET ${LEASE("@leaseUntil")}
        WHERE seq IN (SELECT value FROM json_each(@seqs))
        RETURNING ${CLAIMED}, (SELECT p.payload FROM event_payloads p WHERE p.seq = events.seq)`,
       )
       .raw(),
     claimPending: db.prepare(CLAIM_PENDING_SQL.update),
     claimedRows: db.prepare(CLAIM_PENDING_SQL.read).raw(),
-    anyLeased: db.prepare(
-      "SELECT 1 FROM events INDEXED BY events_leased WHERE agent_id = ? AND state = 'leased'",
-    ),
+    anyLeased: db.prepare(`SELECT 1 FROM events INDEXED BY events_leased WHERE agent_id = ? AND ${LEASED}`),
     get: db.prepare(`SELECT ${EVENT_COLUMNS} FROM ${EVENT_ROWS} WHERE e.id = ?`),
     ack: db.prepare(ACK_SQL),
     owner: db.prepare("SELECT agent_id FROM events WHERE id = ?").pluck(),
     renew: db.prepare(
       `UPDATE events SET lease_expires_at = @leaseUntil
-       WHERE id = @id AND agent_id = @agentId AND state = 'leased' AND attempts = @attempts AND lease_expires_at > @now
-         AND (release_attempts IS NULL OR release_attempts <> attempts)`,
+       WHERE id = @id AND agent_id = @agentId AND ${FENCE("@attempts", "@now")}`,
     ),
     nextExpiry: db.prepare(
       `SELECT MIN(lease_expires_at) AS next FROM events INDEXED BY events_leased
-       WHERE agent_id = @agentId AND state = 'leased' AND lease_expires_at > @now
-         AND attempts - attempt_base < @maxAttempts`,
+       WHERE agent_id = @agentId AND ${NEXT_EXPIRY("@now", "@maxAttempts")}`,
     ),
     readyAt: db.prepare(
       `SELECT CASE WHEN EXISTS (SELECT 1 FROM events INDEXED BY events_pending
-                                 WHERE agent_id = @agentId AND state = 'pending') THEN 0
+                                 WHERE agent_id = @agentId AND ${PENDING}) THEN 0
               ELSE (SELECT MIN(lease_expires_at) FROM events INDEXED BY events_leased
-                     WHERE agent_id = @agentId AND state = 'leased' AND attempts - attempt_base < @maxAttempts)
+                     WHERE agent_id = @agentId AND ${WILL_BE_READY("@maxAttempts")})
               END AS at`,
     ),
-    requeue: db.prepare(
-      `UPDATE events SET state = 'pending', attempt_base = attempts, lease_expires_at = NULL, failed_at = NULL,
-         fail_reason = NULL WHERE id = ? AND state = 'failed'`,
-    ),
+    requeue: db.prepare(`UPDATE events SET ${REQUEUE} WHERE id = ? AND ${FAILED}`),
     // One statement per state, so that each reads its own partial index (an IN list matches neither).
     failPending: db.prepare(
-      `UPDATE events INDEXED BY events_pending SET state = 'failed', failed_at = @now, fail_reason = @reason
-       WHERE agent_id = @agentId AND state = 'pending' AND pod_id = @podId`,
+      `UPDATE events INDEXED BY events_pending SET ${FAIL("@now", "@reason")}
+       WHERE agent_id = @agentId AND ${PENDING} AND pod_id = @podId`,
     ),
     failLeased: db.prepare(
-      `UPDATE events INDEXED BY events_leased SET state = 'failed', failed_at = @now, fail_reason = @reason
-       WHERE agent_id = @agentId AND state = 'leased' AND pod_id = @podId`,
+      `UPDATE events INDEXED BY events_leased SET ${FAIL("@now", "@reason")}
+       WHERE agent_id = @agentId AND ${LEASED} AND pod_id = @podId`,
     ),
     podEvents: db.prepare(
       `SELECT ${EVENT_COLUMNS} FROM event_payloads p JOIN events e ON e.seq = p.seq
@@ -249,7 +251,7 @@ export function eventOps({ db, notify, idle, isIdle }: SqliteContext): EventOps 
       return out;
     },
     listDeadLetters: ({ agentId, podId, limit }) => {
-      const where = ["e.state = 'failed'"];
+      const where = [`e.${FAILED}`];
       const args: unknown[] = [];
       if (agentId !== undefined) {
         where.push("e.agent_id = ?");

@@ -1,0 +1,78 @@
+/**
+ * The lease rules of the PostgreSQL queue, each written once as a SQL fragment over the `events` row: what
+ * "ready", "held", "exhausted" and "released" mean, and the state changes of claim, ack, retire, release,
+ * requeue and fail. Every statement in `events.ts`, `deliveries.ts` and `acks.ts` is composed from these names, and
+ * `test/store/lease-rules.test.ts` fails on a statement that restates one; `../sqlite/lease-rules.ts`
+ * is the same list in SQLite.
+ *
+ * A fragment that needs a value takes the parameter's SQL text (`$2`), so each statement keeps its own
+ * parameter numbers. Columns are unqualified: use a fragment where `events` is the only table with
+ * those columns in scope.
+ *
+ * Must never: read the clock (every instant is a parameter; never `now()`), or stop matching the partial
+ * indexes `events_pending` and `events_leased`, whose predicates are `PENDING` and `LEASED`.
+ */
+
+/** A pending event is ready now and has used none of its attempts since its last requeue. */
+export const PENDING = "state = 'pending'";
+
+/** Leased: delivered, and either held, released or ended (the lease end decides which). */
+export const LEASED = "state = 'leased'";
+
+/** The budget: an event may be delivered `maxAttempts` times after its last requeue (`attempt_base`). */
+export const ATTEMPTS_LEFT = (maxAttempts: string) => `attempts - attempt_base < ${maxAttempts}`;
+export const BUDGET_USED = (maxAttempts: string) => `attempts - attempt_base >= ${maxAttempts}`;
+
+/** A lease ends at `lease_expires_at`: from that instant on nobody holds the delivery. */
+export const LEASE_ENDED = (now: string) => `${LEASED} AND lease_expires_at <= ${now}`;
+const LEASE_RUNS = (now: string) => `${LEASED} AND lease_expires_at > ${now}`;
+
+/** A released delivery stays leased until `availableAt`, marked by `release_attempts = attempts`. */
+const NOT_RELEASED = "(release_attempts IS NULL OR release_attempts <> attempts)";
+
+/** READY (second arm): an ended lease with attempts left is delivered again. */
+export const READY_AGAIN = (now: string, maxAttempts: string) =>
+  `${LEASE_ENDED(now)} AND ${ATTEMPTS_LEFT(maxAttempts)}`;
+
+/** EXHAUSTED: an ended lease with the budget used is retired, never delivered again. */
+export const EXHAUSTED = (now: string, maxAttempts: string) =>
+  `${LEASE_ENDED(now)} AND ${BUDGET_USED(maxAttempts)}`;
+
+/** A lease that will make its event ready when it ends (ended or not): the ready instants read it. */
+export const WILL_BE_READY = (maxAttempts: string) => `${LEASED} AND ${ATTEMPTS_LEFT(maxAttempts)}`;
+
+/** NEXT_EXPIRY: the running leases whose end is a wake-up (the event is then ready, or retired). */
+export const NEXT_EXPIRY = (now: string, maxAttempts: string) =>
+  `${LEASE_RUNS(now)} AND ${ATTEMPTS_LEFT(maxAttempts)}`;
+
+/** HELD: someone holds the delivery — leased, lease running, not given back. */
+export const HELD = (now: string) => `${LEASE_RUNS(now)} AND ${NOT_RELEASED}`;
+
+/** FENCE: only the holder of delivery number `attempts` may renew, release or replay it. */
+export const FENCE = (attempts: string, now: string) => `attempts = ${attempts} AND ${HELD(now)}`;
+
+/** An ack settles any event not acked yet, whatever its lease (first ack wins). */
+export const UNACKED = "state <> 'acked'";
+
+/** CLAIM (SET): a claim leases the event until `until` and counts the attempt — at claim, never at ack. */
+export const LEASE = (until: string) =>
+  `state = 'leased', attempts = attempts + 1, lease_expires_at = ${until}`;
+
+/** ACK (SET). */
+export const ACK = (at: string, result: string) => `state = 'acked', acked_at = ${at}, result = ${result}`;
+
+/** A failed event (a dead letter) is kept and listed until an operator requeues it. */
+export const FAILED = "state = 'failed'";
+
+/** FAIL (SET): the event leaves the queue at `at` for `reason`. */
+export const FAIL = (at: string, reason: string) => `${FAILED}, failed_at = ${at}, fail_reason = ${reason}`;
+
+/** RETIRE (SET): failed at the instant its last lease ended, so it is never delivered maxAttempts + 1 times. */
+export const RETIRE = FAIL("lease_expires_at", "'max_attempts'");
+
+/** RELEASE (SET, with the lease end moved): marks the delivery given back; the next claim unmarks it. */
+export const MARK_RELEASED = (reason: string) => `release_attempts = attempts, release_reason = ${reason}`;
+
+/** REQUEUE (SET): a fresh budget of maxAttempts deliveries, while `attempts` keeps counting up. */
+export const REQUEUE =
+  "state = 'pending', attempt_base = attempts, lease_expires_at = NULL, failed_at = NULL, fail_reason = NULL";
