@@ -12,7 +12,7 @@
  * It loads EVENTS pending events (the bench's ~300-byte payloads, round-robin over agents `c-1`..`c-8`,
  * tokens `t-1`..`t-8`), then prints "ready PORT". `--ack-write shared` (PostgreSQL): one ack statement at a
  * time on a connection of its own, the acks that arrive meanwhile go together in the next, sent before the
- * answers of the one that returned (the kernel's way, acks.ts); `each` (default): each ack its own
+ * answers of the one that returned (the kernel's way, ack-batcher.ts); `each` (default): each ack its own
  * statement on a pool of 10. Must never leave out what durability needs (every answer after its commit),
  * nor do more than the drain needs.
  */
@@ -92,7 +92,7 @@ async function postgresQueue(url, count, ackWrite) {
     return ids.map((id) => done.has(String(id)));
   };
   // One statement at a time on a connection of its own; what arrives meanwhile goes in the next one, sent
-  // as soon as a statement returns and before its acks are answered (the kernel's order, acks.ts).
+  // as soon as a statement returns and before its acks are answered (the kernel's order, ack-batcher.ts).
   const ackClient = ackWrite === "shared" ? await pool.connect() : null;
   let waiting = [];
   let running = false;

@@ -12,26 +12,22 @@
  */
 import type { AgentsStore } from "./contract/agents.js";
 import type { ContentStore } from "./contract/content.js";
-import type { DeliveriesStore } from "./contract/deliveries.js";
 import type { EventsStore } from "./contract/events.js";
 import type { PeopleStore } from "./contract/people.js";
 
 export type * from "./contract/agents.js";
 export type * from "./contract/content.js";
-export type * from "./contract/deliveries.js";
 export type * from "./contract/events.js";
 export type * from "./contract/people.js";
 export type * from "./records.js";
 
 /** All data operations, one interface per protocol noun. Available on the store and on a transaction's `tx`. */
-export interface StoreOps extends PeopleStore, AgentsStore, EventsStore, DeliveriesStore, ContentStore {}
+export interface StoreOps extends PeopleStore, AgentsStore, EventsStore, ContentStore {}
 
 /** The operation names of each noun; each dialect implements one module per noun (`<dialect>/<noun>.ts`). */
 export type PeopleOpName = keyof PeopleStore;
 export type AgentOpName = keyof AgentsStore;
 export type EventOpName = keyof EventsStore;
-/** The queue verbs added after the first release (release, batch ack, poll replay). */
-export type DeliveryOpName = keyof DeliveriesStore;
 export type ContentOpName = keyof ContentStore;
 
 export type StoreKind = "sqlite" | "postgres";

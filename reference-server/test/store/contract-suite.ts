@@ -17,8 +17,8 @@ import {
   T0,
   uid,
 } from "./contract-fixtures.js";
-import { runDeliveryContract } from "./contract-suite-deliveries.js";
 import { runEventContract } from "./contract-suite-events.js";
+import { runQueueVerbContract } from "./contract-suite-queue-verbs.js";
 
 export type MakeStore = () => Promise<Store>;
 
@@ -192,7 +192,7 @@ export function runStoreContract(makeStore: MakeStore, label = "store"): void {
     });
 
     runEventContract(store);
-    runDeliveryContract(store);
+    runQueueVerbContract(store);
 
     describe("messages", () => {
       it("lists a pod's messages newest first, with limit and before, and round-trips metadata", async () => {

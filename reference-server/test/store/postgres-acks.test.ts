@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL ack write and its batcher (src/store/postgres/acks.ts) on a real PostgreSQL: calls that
+ * The PostgreSQL ack write and its batcher (src/store/postgres/events/settle.ts, src/store/postgres/ack-batcher.ts) on a real PostgreSQL: calls that
  * arrive together share one statement and each gets its own answer (first ack wins, foreign and unknown
  * ids not found); a call that arrives while a statement runs goes in the next one; a shared statement that
  * fails is written again call by call, an outage fails every call. Statements are counted, and faults
@@ -9,9 +9,10 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StoreUnavailableError } from "../../src/store/contract.js";
-import { type AckCall, ackBatcher, type HeldConnection, writeAcks } from "../../src/store/postgres/acks.js";
+import { ackBatcher, type HeldConnection } from "../../src/store/postgres/ack-batcher.js";
 import { claimFloors } from "../../src/store/postgres/claim-floors.js";
 import { type Db, type Row, runQuery } from "../../src/store/postgres/db.js";
+import { type AckCall, writeAcks } from "../../src/store/postgres/events/settle.js";
 import { openPostgresStore, type PostgresStore } from "../../src/store/postgres/index.js";
 import { quoteIdent } from "../../src/store/postgres/migrate.js";
 import { events, T0 } from "./contract-fixtures.js";

@@ -6,9 +6,10 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { ACK_ROWS } from "../../src/store/postgres/acks.js";
 import { FLOOR_MAX_AGE_MS } from "../../src/store/postgres/claim-floors.js";
-import { claimSql, READY_INSTANTS_SQL } from "../../src/store/postgres/events.js";
+import { claimSql } from "../../src/store/postgres/events/claim.js";
+import { READY_INSTANTS_SQL } from "../../src/store/postgres/events/reads.js";
+import { ACK_ROWS } from "../../src/store/postgres/events/settle.js";
 import { openPostgresStore, type PostgresStore } from "../../src/store/postgres/index.js";
 import { loadMigrations } from "../../src/store/postgres/migrate.js";
 import { eventually } from "../../src/testing/deadline.js";

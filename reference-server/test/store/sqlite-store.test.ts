@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CLAIM_PENDING_SQL, READY_SQL } from "../../src/store/sqlite/events.js";
+import { CLAIM_PENDING_SQL, READY_SQL } from "../../src/store/sqlite/events/claim.js";
 import { openSqliteStore } from "../../src/store/sqlite/index.js";
 import { runStoreContract } from "./contract-suite.js";
 import { groupCommitSuite } from "./group-commit-suite.js";

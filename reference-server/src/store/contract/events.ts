@@ -1,4 +1,7 @@
-/** Store operations for the event queue: enqueue, claim with leases, ack, renew, retire, requeue, views (semantics: ../README.md). */
+/**
+ * Store operations for the event queue: enqueue, claim with leases (and the replay of a poll named by
+ * `pollId`), ack and batch ack, renew, release, retire, requeue, views (semantics: ../README.md).
+ */
 import type { DeliveredEvent, EventRecord, NewEvent, QueueStats } from "../records.js";
 
 export interface ClaimInput {
@@ -31,6 +34,24 @@ export type RequeueResult =
   | { status: "not_found" }
   | { status: "not_failed"; event: EventRecord };
 
+export type ReleaseResult =
+  | { status: "released"; availableAt: number }
+  | { status: "failed" }
+  | { status: "not_found" }
+  | { status: "lease_lost" };
+
+export interface ReleaseInput {
+  agentId: string;
+  eventId: string;
+  /** The delivery being given back. */
+  attempts: number;
+  /** When the event becomes ready again (now + delay). */
+  availableAt: number;
+  reason: string | null;
+  maxAttempts: number;
+  now: number;
+}
+
 export interface EventsStore {
   /** Inserts pending events (attempts 0). Wakes long-polls of their agents after commit (see onEventsReady). */
   enqueueEvents(events: NewEvent[]): Promise<void>;
@@ -41,6 +62,14 @@ export interface EventsStore {
    * process) never return the same event.
    */
   claimEvents(input: ClaimInput): Promise<ClaimResult>;
+  /**
+   * The deliveries still held that were claimed under `pollId` for this agent (leased, lease > now, not
+   * released, attempts unchanged since), oldest first. Inside a transaction it also serialises concurrent
+   * callers with the same (agentId, pollId) until commit (PostgreSQL: an advisory transaction lock).
+   */
+  findPollDeliveries(input: { agentId: string; pollId: string; now: number }): Promise<DeliveredEvent[]>;
+  /** Records that these just-claimed deliveries were claimed under `pollId` (for findPollDeliveries). */
+  tagPollDeliveries(input: { agentId: string; pollId: string; eventIds: string[] }): Promise<void>;
   getEvent(id: string): Promise<EventRecord | null>;
   /**
    * Any non-acked state → acked (ackedAt = now, result stored); an acked event stays as it is (the first
@@ -49,6 +78,15 @@ export interface EventsStore {
    * read and parsed) cost more than the update.
    */
   ackEvent(input: { agentId: string; eventId: string; now: number; result: unknown }): Promise<boolean>;
+  /**
+   * Acks several events in one transaction, each exactly as ackEvent (the first ack of an id wins, also
+   * within one call). Returns, per item in order, whether the event is the agent's (now acked).
+   */
+  ackEvents(input: {
+    agentId: string;
+    items: { eventId: string; result: unknown }[];
+    now: number;
+  }): Promise<boolean[]>;
   /** Extends the lease to now + leaseMs iff state leased, attempts equal, lease > now. */
   renewLease(input: {
     agentId: string;
@@ -57,6 +95,15 @@ export interface EventsStore {
     leaseMs: number;
     now: number;
   }): Promise<RenewResult>;
+  /**
+   * Gives a delivery back iff the event is `leased`, its `attempts` equal the given ones, its lease runs
+   * (> now) and that delivery was not released already — the fence of renewLease. Then: with budget left,
+   * the lease moves to `availableAt` and the delivery is marked released (`releasedAttempts = attempts`),
+   * and the agent's long-polls are woken after commit; with the budget used (`attempts - attemptBase >=
+   * maxAttempts`) the event becomes `failed` at once (`failReason` "released", failedAt = now). Either way
+   * `releaseReason` = reason. `not_found` for unknown/foreign ids, `lease_lost` otherwise.
+   */
+  releaseEvent(input: ReleaseInput): Promise<ReleaseResult>;
   /** Moves every exhausted event (optionally of one agent) to failed (failedAt = its lease expiry). */
   failExhausted(input: { now: number; maxAttempts: number; agentId?: string }): Promise<number>;
   /** Earliest lease expiry after `now` among this agent's leased events with budget left. */

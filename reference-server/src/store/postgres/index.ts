@@ -10,13 +10,13 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import type { Store, StoreOps } from "../contract.js";
-import { type AckCall, ackBatcher, ackOps, type HeldConnection, writeAck } from "./acks.js";
+import { ackBatcher, type HeldConnection } from "./ack-batcher.js";
 import { agentOps } from "./agents.js";
 import { AuthAnnouncer, listenerName } from "./auth-announce.js";
 import { claimFloors } from "./claim-floors.js";
 import { contentOps } from "./content.js";
 import { type Db, type Row, runQuery, storeError } from "./db.js";
-import { deliveryOps } from "./deliveries.js";
+import type { WriteAcks } from "./events/settle.js";
 import { eventOps } from "./events.js";
 import { NotificationListener } from "./listen.js";
 import { migrate, quoteIdent } from "./migrate.js";
@@ -51,14 +51,12 @@ const types: pg.CustomTypesConfig = {
 };
 
 /** The ops on `db`; acks one statement per call unless `acks` writes them (the pool's batcher). */
-function buildOps(db: Db, acks = (call: AckCall) => writeAck(db, call)): StoreOps {
+function buildOps(db: Db, acks?: WriteAcks): StoreOps {
   return {
     ...peopleOps(db),
     ...agentOps(db),
-    ...eventOps(db),
-    ...deliveryOps(db),
+    ...eventOps(db, acks),
     ...contentOps(db),
-    ...ackOps(acks),
   };
 }
 
@@ -214,7 +212,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 
   const store: PostgresStore = {
     // Every data operation straight onto the pool: each statement is its own transaction; concurrent
-    // acks share theirs (acks.ts).
+    // acks share theirs (ack-batcher.ts).
     ...buildOps(poolDb, ackBatcher(holdAckConnection)),
     kind: "postgres",
     schema,

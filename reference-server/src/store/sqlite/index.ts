@@ -13,7 +13,6 @@ import Database from "better-sqlite3";
 import { type ClaimInput, type Store, type StoreOps, StoreUnavailableError } from "../contract.js";
 import { agentOps } from "./agents.js";
 import { contentOps } from "./content.js";
-import { deliveryOps } from "./deliveries.js";
 import { eventOps } from "./events.js";
 import { watchForeignCommits } from "./foreign-commits.js";
 import { groupCommit } from "./group-commit.js";
@@ -171,7 +170,6 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     ...peopleOps(ctx),
     ...agentOps(ctx),
     ...eventOps(ctx),
-    ...deliveryOps(ctx),
     ...contentOps(ctx),
   };
   const lock = new TxLock();

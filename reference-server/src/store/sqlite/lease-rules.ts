@@ -1,7 +1,7 @@
 /**
  * The lease rules of the SQLite queue, each written once as a SQL fragment over the `events` row: what
  * "ready", "held", "exhausted" and "released" mean, and the state changes of claim, ack, retire, release,
- * requeue and fail. Every statement in `events.ts` and `deliveries.ts` is composed from these names, and
+ * requeue and fail. Every statement of the queue (`events/`) is composed from these names, and
  * `test/store/lease-rules.test.ts` fails on a statement that restates one; `../postgres/lease-rules.ts`
  * is the same list in PostgreSQL.
  *

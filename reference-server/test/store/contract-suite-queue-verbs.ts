@@ -1,5 +1,5 @@
 /**
- * The store contract of the queue verbs added after the first release: releaseEvent (fenced like renew,
+ * The store contract of release, batch ack and poll replay: releaseEvent (fenced like renew,
  * ready again at availableAt, failed at once on the last attempt), ackEvents (one transaction, per-item
  * results, first ack wins) and the pollId deliveries behind retry-safe polls. Called by runStoreContract.
  */
@@ -11,7 +11,7 @@ import { events, T0 } from "./contract-fixtures.js";
 const LEASE = 1000;
 const MAX = 3;
 
-export function runDeliveryContract(store: () => Store): void {
+export function runQueueVerbContract(store: () => Store): void {
   const claim = (agentId: string, now: number, limit = 10, s: StoreOps = store()) =>
     s.claimEvents({ agentId, limit, leaseMs: LEASE, maxAttempts: MAX, now });
   const release = (
