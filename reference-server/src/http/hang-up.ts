@@ -2,7 +2,7 @@
  * A client's hang-up as a long-poll's Cancellation: aborted when the connection closes before the answer
  * was written, so a driver that has gone has nothing claimed for it. One listener on the response and a
  * plain object per poll instead of an AbortController (creating its signal and adding and removing its
- * listener were about 6 % of the idle kernel's JavaScript samples, 2,000 parked polls).
+ * listener showed on the profile of an idle kernel with thousands of parked polls).
  *
  * Must never: abort after the answer was written, or keep its listener on the response after dispose().
  * Holds one abort listener at a time (a wait adds one and removes it).

@@ -14,8 +14,8 @@ import { createRequestSeries } from "./request-series.js";
 export function createMetrics() {
   const registry = new Registry();
   // The event-loop lag histogram samples every 100 ms instead of prom-client's 10 ms: with no driver at all
-  // the 10 ms timer was two thirds of an idle kernel's CPU (15 → 5 ticks of /proc over 30 s), and a tenth
-  // of a second still catches every stall worth an alert.
+  // the 10 ms timer was most of an idle kernel's CPU, and a tenth of a second still catches every stall
+  // worth an alert.
   collectDefaultMetrics({ register: registry, prefix: "cap_kernel_", eventLoopMonitoringPrecision: 100 });
   // HTTP requests by method, route and status are counted outside prom-client (request-series.ts).
   const requests = createRequestSeries();

@@ -2,9 +2,8 @@
  * HTTP requests by method, route template and status: a counter (cap_http_requests_total) and a latency
  * histogram (cap_http_request_duration_seconds), kept as plain numbers and written in the Prometheus text
  * format at scrape time, as prom-client wrote them before. prom-client's labelled Counter and Histogram
- * hash a labels object on every inc and observe: 3.9 % of the kernel's CPU on the one-ack drain (perf of
- * `node bench/run.mjs --only drain`), against a few additions here. Must never lose a count between
- * scrapes, and must escape label values as the format requires.
+ * hash a labels object on every inc and observe, against a few additions here. Must never lose a count
+ * between scrapes, and must escape label values as the format requires.
  */
 
 /** Upper bounds of the latency buckets, in seconds (+Inf is implied). */

@@ -2,9 +2,8 @@
  * The body of a poll answer, `{"events":[…]}`, written as JSON text. Each event is the CAP Event: `id`,
  * `_id` (the same value: a non-normative alias that deployed production drivers read), `type`, `podId`,
  * `payload`, `attempts`, `createdAt` and, while leased, `leaseExpiresAt`. The payload is written as the
- * JSON text the store holds (DeliveredEvent), never parsed and stringified again on the way: in the
- * batch-ack drain that round trip, and the garbage it left, were about a tenth of the kernel's CPU
- * (paired runs, docs/benchmarks.md).
+ * JSON text the store holds (DeliveredEvent), never parsed and stringified again on the way: that round
+ * trip, and the garbage it left, were a real share of a batch-ack drain's CPU.
  *
  * Must never: write anything but valid JSON, or an event `JSON.parse` would read differently from the
  * object `{id, _id, type, podId, payload, attempts, createdAt, leaseExpiresAt?}` (the test holds the two

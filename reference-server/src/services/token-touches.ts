@@ -2,8 +2,8 @@
  * `lastUsedAt` of runtime tokens, written in batches. Authentication records a refresh here (at most one
  * per token a minute, tokens.ts decides) and goes on; the refreshes of every token are written together,
  * one transaction at most `flushMs` later. Written one by one, each refresh was a commit of its own on the
- * request's path: 2,000 drivers in 25-second long-polls refresh about 27 tokens a second, and those commits
- * were a fifth of the idle kernel's CPU (paired runs, docs/benchmarks.md).
+ * request's path, and with thousands of drivers parked in long-polls those commits were a large share of
+ * an idle kernel's CPU (docs/benchmarks.md, "Why the hot path looks like this").
  *
  * `lastUsedAt` is informational (the token listing shows it), so a refresh may reach the store a second
  * late, and one not yet written when the process dies is lost. A flush the store refuses (an outage) is

@@ -9,8 +9,8 @@
  *     NOTIFY and a lease another replica started; it also runs at once when the store reports that
  *     wake-ups may have been missed (PostgreSQL: the LISTEN connection came back);
  *   - the end of its own wait (aligned up to the next tick of its slack — at most `slackMs`, and at most
- *     4 % of the wait — so the polls that end close together share one wake-up of the process: measured on
- *     the idle bench, one wake-up per poll end cost more than the poll), or close()/abort.
+ *     4 % of the wait — so the polls that end close together share one wake-up of the process: one wake-up
+ *     per poll end cost more than the poll itself), or close()/abort.
  * Wake-ups are hints: a woken poll re-claims from the store. No waiting poll queries the store on a timer.
  *
  * Must never: hold a poll past its deadline plus its slack (≤ `slackMs`, ≤ 4 % of its wait), run two
@@ -24,7 +24,7 @@ export type WakeReason = "woken" | "timer" | "closed" | "aborted";
 
 /**
  * What a wait needs of its cancellation. An AbortSignal is one; the events route passes a lighter object
- * (an AbortController per parked poll was about 6 % of the idle kernel's JavaScript samples).
+ * (an AbortController per parked poll was a visible share of an idle kernel's work).
  */
 export interface Cancellation {
   readonly aborted: boolean;
@@ -60,9 +60,9 @@ interface Entry {
 }
 
 /**
- * How late, as a share of its wait, an empty wait may end. Measured on the idle bench (2,000 drivers in
- * 25 s waits, one SQLite kernel): a 100 ms tick cost 0.066 core, 500 ms 0.051, 1,000 ms 0.048, none 0.118.
- * The ends that share a tick share one wake-up of the process, and so do the drivers' re-polls after them.
+ * How late, as a share of its wait, an empty wait may end: the ends that share a tick share one wake-up
+ * of the process, and so do the drivers' re-polls after them (docs/benchmarks.md, "Why the hot path
+ * looks like this").
  */
 const SLACK_SHARE = 0.04;
 
@@ -212,8 +212,8 @@ export class WakeHub {
   }
 
   private async sweepOnce(): Promise<void> {
-    // SQLite, one process: nothing can be ready unseen unless another process wrote the file (2,000
-    // waiting agents cost ~5 ms of queries per sweep, a tenth of the idle kernel's CPU).
+    // SQLite, one process: nothing can be ready unseen unless another process wrote the file, and a
+    // sweep over every waiting agent is most of an idle kernel's queries.
     if (this.store.sweepNeeded?.() === false) return;
     const ids = [...this.byAgent.keys()];
     for (let i = 0; i < ids.length && !this.closed; i += SWEEP_CHUNK) {

@@ -40,46 +40,19 @@ export const AUTH_CACHE_MAX_AGE_MS = 5000;
 
 export interface Store extends StoreOps {
   readonly kind: StoreKind;
-  /**
-   * Runs fn in one transaction. Commits when fn resolves, rolls back when it rejects (rethrowing).
-   * Operations must be called on `tx`, never on the store, inside fn. Not re-entrant.
-   */
+  /** Runs fn in one transaction (ops on `tx`, not re-entrant): commits if it resolves, else rolls back. */
   transaction<T>(fn: (tx: StoreOps) => Promise<T>): Promise<T>;
-  /**
-   * Subscribe to "this agent may have ready events now": called after the commit of any enqueue,
-   * requeue or release (a release moves a lease end, which a waiting poll must re-read), in this process, and (PostgreSQL) from every other replica via LISTEN/NOTIFY. A hint:
-   * listeners re-check with claimEvents. Returns an unsubscribe function.
-   */
+  /** Subscribes to "this agent may have ready events now" (a hint, after commit); returns an unsubscribe. */
   onEventsReady(listener: (agentId: string) => void): () => void;
-  /**
-   * Subscribe to "wake-ups may have been lost" (PostgreSQL: the LISTEN connection was re-established after
-   * a gap, during which other replicas' NOTIFYs went nowhere). Listeners re-check every waiting poll.
-   * SQLite never calls it: every wake-up is in-process. Returns an unsubscribe function.
-   */
+  /** Subscribes to "ready hints may have been lost" (re-check every waiting poll); returns an unsubscribe. */
   onWakeupsMissed(listener: () => void): () => void;
-  /**
-   * Subscribe to "a runtime token's authentication may have changed": called after the commit of any
-   * token revocation, uninstall or user deletion — in this process at once, and (PostgreSQL) on every
-   * other replica via the same LISTEN/NOTIFY channel as onEventsReady — and whenever the store may have
-   * missed such a change (its LISTEN connection dropped or came back; on SQLite, another process wrote
-   * the file, which authCacheSafe checks before every cached use). Lets a caller cache
-   * findRuntimeTokenByHash; a store without it is never cached. Returns an unsubscribe function.
-   */
+  /** Subscribes to "a runtime token's authentication may have changed"; without it nothing is cached. */
   onAuthChanged?(listener: () => void): () => void;
-  /** False while the store cannot promise onAuthChanged from every replica (LISTEN down): do not cache. */
+  /** False while the store cannot promise onAuthChanged for every change: do not cache look-ups then. */
   authCacheSafe?(): boolean;
-  /**
-   * How long a cached look-up may be served, when not AUTH_CACHE_MAX_AGE_MS: a store whose every auth
-   * change reaches onAuthChanged before the write returns (SQLite: one process, other processes' commits
-   * seen by authCacheSafe) needs no time bound, and a driver idling in 25 s long-polls then skips the read.
-   */
+  /** How long a cached token look-up may be served, when not AUTH_CACHE_MAX_AGE_MS. */
   readonly authCacheMaxAgeMs?: number;
-  /**
-   * False when the long-poll backstop's sweep can find nothing new: since the last call, every write that
-   * could ready an event ran in this process and called onEventsReady (SQLite: no other connection has
-   * committed to the file, by `PRAGMA data_version`). A store without it is swept every period
-   * (PostgreSQL: other replicas write, and a NOTIFY can be lost).
-   */
+  /** False when the long-poll backstop's sweep can find nothing onEventsReady has not announced. */
   sweepNeeded?(): boolean;
   /** Throws when the store cannot answer a trivial query (used by /readyz). */
   ping(): Promise<void>;

@@ -161,9 +161,8 @@ export interface EventRecord extends NewEvent {
 
 /**
  * An event as a claim (or a replayed poll) hands it out: its payload still the JSON text the store holds.
- * The poll answer writes that text as it is; parsing every payload only to stringify it again was about a
- * tenth of the kernel's CPU in the batch-ack drain (paired runs, docs/benchmarks.md). `parsePayload`
- * reads it where a value is needed.
+ * The poll answer writes that text as it is, rather than parse every payload only to stringify it again.
+ * `parsePayload` reads it where a value is needed.
  */
 export interface DeliveredEvent extends Omit<EventRecord, "payload"> {
   payloadJson: string;

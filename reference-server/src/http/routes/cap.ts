@@ -50,8 +50,8 @@ type HashedSocket = Socket & { [TOKEN_HASH]?: { header: string; hash: string } }
 
 /**
  * The token hash of a request's Authorization value, computed once per connection: a driver sends the
- * same token on every request of its keep-alive connection, and the format check with the SHA-256 cost
- * ~2.5 µs of a request (A/B on the one-ack drain, bench/ab-drain.mjs). Kept on the socket, so it lives
+ * same token on every request of its keep-alive connection, and the format check with the SHA-256 showed
+ * in the cost of every request. Kept on the socket, so it lives
  * and dies with the connection, holding what the connection's own request headers held; a different
  * value on the same connection is hashed (and checked) again. Revocation is unaffected: the hash still
  * goes through the token cache and the store on every request.

@@ -6,15 +6,15 @@
  * (executor start-up, the WAL flush and its `fdatasync`), not on the row. One statement runs at a time;
  * calls that arrive meanwhile wait for it and go together in the next, so under load one commit carries
  * the acks of every driver, and an ack that finds nothing running is written in the check phase of its
- * event-loop turn (the requests read in that turn join it). Measured on the drain, a second statement in
- * flight halved the batches and cost more than the wait it saved. A call's items stay in one statement,
+ * event-loop turn (the requests read in that turn join it). A second statement in flight would halve the
+ * batches and cost more than the wait it saves. A call's items stay in one statement,
  * so a batch ack still settles all of its items or none.
  *
  * Why the next statement goes out before the answers: the drain is bound by the statement's round trip,
  * and answering first put every answer's HTTP write (and the pool's tick for a client) between one commit
  * and the next statement. The batcher keeps one pool client while its queue is not empty and sends the
- * waiting calls on it as soon as a statement returns; measured on the one-ack drain, 1.144 × the events/s
- * (`bench/ab-drain.mjs --store postgres --ack each`, 8 alternating slices of 4,000).
+ * waiting calls on it as soon as a statement returns (its gain: docs/benchmarks.md, "Why the hot path looks
+ * like this").
  *
  * Must never: answer a call before the statement carrying it has committed, let one call's failure decide
  * another's answer (a shared statement that fails for a reason other than an outage is written again

@@ -5,9 +5,8 @@
  *
  * Why: every claim and ack on PostgreSQL leaves the row's older versions behind, and their entries stay in
  * `events_pending` until VACUUM. A claim that reads the agent's range from its start walks every one of
- * them, so its cost grew with the events the agent had drained since the last VACUUM: in the bench's batch
- * drain (66,000 events, 8 agents) a claim read 2,737 buffers and took 8 ms; starting at the floor, 1,230
- * and 1.3 ms, and the drain ran at 22,400 instead of 12,600 events/s.
+ * them, so its cost grew with the events the agent had drained since the last VACUUM (docs/benchmarks.md,
+ * "Why the hot path looks like this").
  *
  * Why a bound from the last claim holds: an event leaves the pending set by claim, ack or failure, and
  * enters it only by enqueue (a new, higher seq) or requeue (an old seq). The floor is the lowest pending

@@ -51,8 +51,8 @@ export function insertOrConflict(run: () => unknown, what: string): void {
 
 export function agentOps({ db, authChanged, freshen, undoable }: SqliteContext): AgentOps {
   const prepared = statementCache(db);
-  // Active installations, read on every post (fan-out and the poster's own installation): measured on the
-  // conversational bench, the two reads were a sixth of the kernel's CPU. Installations change only
+  // Active installations, read on every post (fan-out and the poster's own installation), answered from
+  // memory because those two reads were a large share of a conversation's cost. Installations change only
   // through insertInstallation and markInstallationUninstalled below, which drop both maps before they
   // write; a rollback and another process's commit drop them too (undoable, freshen).
   const activeInPod = new Map<string, InstallationRecord[]>();

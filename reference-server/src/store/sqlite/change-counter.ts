@@ -2,10 +2,10 @@
  * The change counter of a WAL database: `iChange` of the wal-index header, at byte 8 of the `-shm` file,
  * which every commit to the file moves (SQLite's walformat.html, "The WAL-Index Header"; stored in the
  * machine's byte order). The same read takes `mxFrame` (byte 16), the frames now in the WAL, which tells
- * the store when the WAL has grown enough to start checkpointing it off the event loop (checkpointer.ts). Reading it is one pread (~0.6 µs); `PRAGMA data_version`, the documented way to
- * learn that another connection committed, opens and closes a read transaction (1.6–2.9 µs measured on
- * the bench's database), and the token caches look on every request; between two commits of the file,
- * every look after the first is a pread.
+ * the store when the WAL has grown enough to start checkpointing it off the event loop (checkpointer.ts).
+ * Reading it is one pread, where `PRAGMA data_version`, the documented way to learn that another
+ * connection committed, opens and closes a read transaction, several times the cost; between two commits
+ * of the file, every look after the first is a pread.
  *
  * Only ever a hint that nothing changed: an equal counter means no commit since it was read; anything else
  * (a different value, no file, a failed or short read) sends the caller to `data_version`.

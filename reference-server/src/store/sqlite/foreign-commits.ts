@@ -5,9 +5,8 @@
  * transaction, so a look first reads the wal-index change counter (change-counter.ts), which no commit
  * leaves unmoved, and goes to data_version only after some commit, ours included.
  *
- * Looks happen at most every LOOK_MS, for the token caches and the read caches alike. A look is a system
- * call (~4 µs on the bench machine): 6 % of the one-ack drain's CPU when the token caches looked on every
- * request, 2.4 % of the conversational one when the read caches looked once per event-loop turn (perf).
+ * Looks happen at most every LOOK_MS, for the token caches and the read caches alike: a look is a system
+ * call, which showed on the hot path when the token caches looked on every request.
  * "Refused from the next request on" still holds for every write made through a SQLite store, in any
  * process: one that changes auth answers only AUTH_SETTLE_MS after its commit (settle), so a request sent
  * after that answer is authenticated by a look made after the commit. Other caches (idle agents, active

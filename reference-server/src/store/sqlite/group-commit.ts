@@ -114,9 +114,8 @@ export function groupCommit({ begin, commit, rollback, inTransactionNow, acquire
   };
 
   // A batch is written in the check phase of the turn AFTER its first write: the requests read in the
-  // next poll phase join it, for one loop iteration of latency. Against flushing in the first turn's own
-  // check phase, the conversational scenario went from 5,519–5,696 to 6,465–6,598 events/s; the drains
-  // moved within their run-to-run noise, and a third turn added nothing.
+  // next poll phase join it, for one loop iteration of latency (docs/benchmarks.md, "Why the hot path
+  // looks like this").
   const nextTurn = () => setImmediate(flush);
 
   return {

@@ -76,17 +76,16 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   if (options.path !== ":memory:") db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
   db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
-  // Hot-path tuning (kernel issue 10, measured on the drain): a checkpoint fsyncs, and at the default of
-  // 1,000 WAL pages one came every ~250 acks and cost more than the acks themselves. A file's WAL is
-  // checkpointed by a thread of its own (checkpointer.ts); this autocheckpoint at 10,000 pages (~40 MB of
-  // WAL) is the backstop for when that thread cannot keep up, and the WAL file is cut back to 64 MB after
-  // each. A 32 MB page cache (default 2 MB) keeps the queue's hot pages out of pread().
+  // A checkpoint fsyncs, and at the default of 1,000 WAL pages one came so often that it cost more than
+  // the acks between them. A file's WAL is checkpointed by a thread of its own (checkpointer.ts); this
+  // autocheckpoint at 10,000 pages (~40 MB of WAL) is the backstop for when that thread cannot keep up,
+  // and the WAL file is cut back to 64 MB after each. A 32 MB page cache (default 2 MB) keeps the
+  // queue's hot pages out of pread().
   db.pragma("wal_autocheckpoint = 10000");
   db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
   db.pragma("cache_size = -32768");
   // Temporary b-trees (the claim's `seq IN (SELECT … json_each)` materialises one) in memory: with the
-  // default, SQLite created, opened and unlinked a file in /var/tmp for every claim, about 2 µs per event of
-  // a 50-event claim (strace of the batch drain: one etilqs_* file per poll).
+  // default, SQLite created, opened and unlinked a file in /var/tmp for every claim.
   db.pragma("temp_store = MEMORY");
   migrate(db, Date.now());
 
@@ -292,7 +291,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   }
   // An idle agent's claim (a driver waiting in long-polls with nothing queued) reads and writes nothing,
   // so it is answered without joining a batch: the queue, the turn's wait and the lock cost more than
-  // the claim (idle bench). A write that readies an event and is still queued has not committed; the
+  // the claim. A write that readies an event and is still queued has not committed; the
   // poll then waits and that write's notify wakes it.
   const groupedClaim = storeOps.claimEvents as StoreOps["claimEvents"];
   storeOps.claimEvents = ((input: ClaimInput) =>

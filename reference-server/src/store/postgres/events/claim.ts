@@ -20,14 +20,13 @@ type ClaimOps = Pick<StoreOps, "claimEvents" | "findPollDeliveries" | "tagPollDe
 
 // $1 agent, $2 now, $3 lease ms, $4 max attempts; the limit is written into the text, one prepared
 // statement per limit (at most 100; the kernel asks for at most its maxLimit, ≤ 50). With the limit a
-// parameter, the generic plan assumed a tenth of the agent's open rows and joined them to a sequential
-// scan of all events (16 ms for a 50-event claim on a 50,000-event table), so PostgreSQL planned every claim anew instead (0.6–0.8 ms of
-// its CPU per claim, a third of its time in the batch drain); with a literal the generic plan is the custom
-// one and is reused. The retire CTE reads events_leased (this agent's ended leases only, so its cost does
+// parameter, the generic plan joined the agent's open rows to a sequential scan of all events, so
+// PostgreSQL planned every claim anew instead; with a literal the generic plan is the custom one and is
+// reused. The retire CTE reads events_leased (this agent's ended leases only, so its cost does
 // not grow with the backlog) and skips rows another statement holds (that statement is retiring, claiming
 // or acking them); `ended` excludes exhausted rows explicitly because all CTEs share one snapshot.
 // $5 is the agent's claim floor (claim-floors.ts), as an InitPlan so that the generic plan costs what the
-// custom one does (with a bare $5 it cost 8 % more and PostgreSQL went back to planning every claim):
+// custom one does (with a bare $5 PostgreSQL went back to planning every claim):
 // `pending` reads events_pending from there, and `floor` is the lowest pending seq at or above it in this
 // statement's snapshot (before its own updates: the rows it claims are still pending), the next claim's
 // floor. Ended leases are read without a floor (events_leased, by expiry). When an agent has both pending

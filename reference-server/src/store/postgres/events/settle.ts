@@ -24,17 +24,16 @@ export interface AckCall {
 
 // $1: the items as a JSON array of {a: agent, i: id, r: result, n: now}, each (agent, id) once (writeAcks
 // keeps the first). One JSON parameter rather than arrays: PostgreSQL sizes an array parameter's unnest
-// by its length, so every execution of a prepared statement over arrays was planned anew (a fifth of
-// PostgreSQL's time in the one-ack drain); json_to_recordset is sized the same whatever the input, so the
-// prepared statement settles on its generic plan. json_to_recordset decodes every string of its input, and
+// by its length, so every execution of a prepared statement over arrays was planned anew;
+// json_to_recordset is sized the same whatever the input, so the prepared statement settles on its
+// generic plan. json_to_recordset decodes every string of its input, and
 // refuses a lone surrogate escape (`\ud800`), which JSON.parse lets through and a `json` value holds: so
 // each result travels as the text of its JSON (cast back with ::json, stored verbatim as before) and ids
 // are made well-formed, as the UTF-8 encoding of a text parameter makes them (U+FFFD).
 // The ids also go in as `id = ANY(ARRAY(…))`, an index condition on events_pkey whatever the table's size.
-// Joined to json_to_recordset alone (which PostgreSQL guesses at 100 rows), the generic plan hashed a
-// sequential scan of every open event up to some 20,000 rows (`EXPLAIN` with force_generic_plan), and a
-// connection keeps the plan it made while the table was small until the next ANALYZE: at 18,000 events
-// each one-ack statement read the whole table (10 ms) where the index lookup takes 0.1 ms.
+// Joined to json_to_recordset alone (which PostgreSQL guesses at 100 rows), the generic plan of a small
+// table hashed a sequential scan of every open event, and a connection keeps that plan as the table
+// grows until the next ANALYZE.
 export const ACK_ROWS = `
   UPDATE events e SET ${ACK("t.n", "t.r::json")}
     FROM json_to_recordset($1::json) AS t(a text, i text, r text, n bigint)

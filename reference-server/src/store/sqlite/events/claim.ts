@@ -20,7 +20,7 @@ import { RETIRE_AGENT_SQL } from "./retire.js";
 type ClaimOps = Pick<SyncOps, "claimEvents" | "findPollDeliveries" | "tagPollDeliveries">;
 
 // The claim reads its rows as arrays of the columns it does not know already: building a 19-property
-// object per row (RETURNING *) cost about 3 µs per event of a 50-event claim, more than the update.
+// object per row (RETURNING *) cost more than the update.
 const CLAIM_GIVEN = ["agent_id", "state", "lease_expires_at", "payload"] as const;
 const CLAIM_SELECTED = ["seq", ...columnNames(EVENTS, CLAIM_GIVEN)];
 const CLAIMED = CLAIM_SELECTED.join(", ");
@@ -40,7 +40,7 @@ const toClaimed = arrayMapper(EVENTS, "sqlite", CLAIM_SELECTED, CLAIM_GIVEN, {
 
 // A claim's ready events are the oldest pending ones (the index alone answers) and the ended leases with
 // attempts left, merged in seq order. Two statements and a merge in JS only when there are ended leases:
-// as one UNION ALL, SQLite sorted both arms in temporary b-trees, 24–35 against 15 µs per 50-event read.
+// as one UNION ALL, SQLite sorted both arms in temporary b-trees.
 // Which rows are ready is PENDING and READY_AGAIN (lease-rules.ts); this is only how they are read.
 // Exported for the plan test.
 export const READY_SQL = {
@@ -53,9 +53,9 @@ export const READY_SQL = {
 /**
  * A claim of pending events only (the usual one): the agent's pending rows up to the last seq the ready
  * read returned — exactly those rows, inside the claim's transaction — updated through events_pending,
- * then read back with their payloads. Against `seq IN (json_each(…)) RETURNING …` (still used when ended
- * leases are mixed in), whose RETURNING rows go through a temporary table, a tenth less per claimed event
- * (measured on the store alone, variants interleaved on identical databases). Positional parameters:
+ * then read back with their payloads: cheaper per claimed event than `seq IN (json_each(…)) RETURNING …`
+ * (still used when ended leases are mixed in), whose RETURNING rows go through a temporary table.
+ * Positional parameters:
  * lease end, agent, last seq; then the seqs as a JSON array. Exported for the plan test.
  */
 export const CLAIM_PENDING_SQL = {
@@ -71,13 +71,11 @@ export function claimOps({ db, idle, isIdle }: SqliteContext): ClaimOps {
   const q = {
     retireAgent: db.prepare(RETIRE_AGENT_SQL),
     // A claim reads the ready seqs first and updates only when there are some: the UPDATE … WHERE seq IN
-    // (subquery) RETURNING costs ~90 µs even when it matches nothing (the select alone ~10 µs), and an idle
-    // long-poll's claim almost always finds nothing (issue 10, idle profile).
+    // (subquery) RETURNING costs several times the select even when it matches nothing, and an idle
+    // long-poll's claim almost always finds nothing.
     readyPending: db.prepare(READY_SQL.pending).pluck(),
     readyEnded: db.prepare(READY_SQL.endedLeases).pluck(),
-    // The payload comes back with the row (a subquery in RETURNING): one statement fewer per claim, which
-    // cost ~1 µs per event of a 50-event claim and more than that per event of the few-event claims of a
-    // conversation.
+    // The payload comes back with the row (a subquery in RETURNING): one statement fewer per claim.
     claim: db
       .prepare(
         `UPDATE events SET ${LEASE("@leaseUntil")}
@@ -133,8 +131,8 @@ export function claimOps({ db, idle, isIdle }: SqliteContext): ClaimOps {
   );
 
   return {
-    // An idle agent's poll (a driver waiting in long-polls with nothing queued) reads nothing: measured on
-    // the idle bench, its claim and lease look-up were most of the kernel's CPU.
+    // An idle agent's poll (a driver waiting in long-polls with nothing queued) reads nothing: its claim
+    // and lease look-up were most of an idle kernel's CPU.
     claimEvents: (input) =>
       isIdle(input.agentId) ? { events: [], expiredLeases: 0, newlyFailed: 0 } : claimTx(input),
     // One writer at a time (BEGIN IMMEDIATE) already serialises callers with the same pollId.

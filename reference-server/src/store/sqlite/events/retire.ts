@@ -9,7 +9,7 @@ import type { SqliteContext, SyncOps } from "../types.js";
 
 type RetireOps = Pick<SyncOps, "failExhausted" | "failOpenEvents">;
 
-/** One agent's exhausted leases, read through events_leased: never the pending backlog. The claim runs it first. */
+/** One agent's exhausted leases, read through events_leased (never the pending backlog); the claim runs it. */
 export const RETIRE_AGENT_SQL = `UPDATE events INDEXED BY events_leased SET ${RETIRE}
        WHERE agent_id = @agentId AND ${EXHAUSTED("@now", "@maxAttempts")}`;
 
