@@ -67,11 +67,21 @@ export async function seedDemo(k: Kernel) {
 
 /** A driver process for agent echo; its output is prefixed so it reads apart from the kernel's. */
 function startDriverProcess(command: string, url: string, token: string, say: (line: string) => void) {
+  // Its own process group: the shell may not exec the command, and stopping must reach what it started.
   const child = spawn(command, {
     shell: true,
+    detached: true,
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, CAP_URL: url, CAP_TOKEN: token },
   });
+  const signalGroup = (signal: NodeJS.Signals) => {
+    if (child.pid === undefined) return;
+    try {
+      process.kill(-child.pid, signal);
+    } catch {
+      // The group is gone already.
+    }
+  };
   const relay = (chunk: Buffer) => {
     for (const line of chunk.toString().split("\n")) if (line.trim()) say(`[driver] ${line}`);
   };
@@ -82,10 +92,15 @@ function startDriverProcess(command: string, url: string, token: string, say: (l
   });
   return {
     async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
+      if (child.exitCode !== null || child.signalCode !== null) return signalGroup("SIGTERM");
       const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.kill("SIGTERM");
+      signalGroup("SIGTERM");
+      // A driver that ignores SIGTERM must not keep the demo from exiting.
+      const kill = setTimeout(() => signalGroup("SIGKILL"), 5_000);
       await exited;
+      clearTimeout(kill);
+      // The shell may have gone first: what it started goes too.
+      signalGroup("SIGTERM");
     },
   };
 }

@@ -152,6 +152,26 @@ describe("cap-kernel demo", () => {
     expect(out).toMatch(/answered by the driver process/);
   });
 
+  it("stops its --driver process, and what that command started, when it is stopped", async () => {
+    const script = "console.log('driver pid', process.pid); setInterval(() => {}, 1000)";
+    const demo = startDemo(["--driver", `"${process.execPath}" -e "${script}"`]);
+    const out = await until("the driver's pid", () =>
+      /\[driver\] driver pid (\d+)/.test(demo.output()) ? demo.output() : undefined,
+    );
+    const pid = Number(/\[driver\] driver pid (\d+)/.exec(out)![1]);
+    const alive = () => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    expect(alive()).toBe(true);
+    await demo.stop();
+    await until("the driver process gone", () => (alive() ? undefined : true), 10_000);
+  });
+
   it("with --profile production, answers an @mention through the deployed Python SDK as its --driver", async () => {
     const sdk = join(
       dirname(fileURLToPath(import.meta.url)),
