@@ -1,17 +1,18 @@
 /**
  * A cache of runtime-token look-ups (hash → token, identity, installation, issuer), so an authenticated
- * CAP request costs no store read. Correctness comes from the store, not from time: the store calls
- * onAuthChanged after every revocation, uninstall and user deletion has committed — on this process at
- * once, and on every PostgreSQL replica through LISTEN/NOTIFY — and the whole cache is dropped. A store
- * that cannot promise that (no onAuthChanged, or its LISTEN connection is down) is never cached. The
- * maximum age (the store's authCacheMaxAgeMs, else AUTH_CACHE_MAX_AGE_MS) bounds how long a revoking
- * PostgreSQL replica waits for a replica that does not ack.
+ * CAP request costs no store read. Correctness comes from the store, not from time: its change feed
+ * announces an `auth` change after every revocation, uninstall and user deletion has committed — on this
+ * process at once, and on every PostgreSQL replica through LISTEN/NOTIFY — and the whole cache is dropped;
+ * so does a `gap`. While the store cannot promise that (changes.authTrusted(): a PostgreSQL LISTEN
+ * connection is down) nothing is cached. The maximum age (changes.authMaxAgeMs) bounds how long a revoking
+ * PostgreSQL replica waits for a replica that does not ack. An accelerator: `createTokenCache(store, false)`
+ * (`cap-kernel serve --no-accelerate`) reads the store on every request.
  *
  * Must never: keep an entry read before an invalidation (a look-up that races a revocation is not
  * stored), cache a miss (a token issued later must authenticate at once), or hold raw tokens (keys are
  * SHA-256 hashes).
  */
-import { AUTH_CACHE_MAX_AGE_MS, type RuntimeTokenAuth, type Store } from "../store/contract.js";
+import type { RuntimeTokenAuth, Store } from "../store/contract.js";
 
 const MAX_ENTRIES = 10_000;
 
@@ -25,14 +26,15 @@ export interface TokenCache {
   close(): void;
 }
 
-export function createTokenCache(store: Store): TokenCache {
+export function createTokenCache(store: Store, enabled = true): TokenCache {
   const entries = new Map<string, { auth: RuntimeTokenAuth; at: number }>();
   // Bumped by every invalidation; a look-up that started under an older generation is not kept.
   let generation = 0;
-  const maxAgeMs = store.authCacheMaxAgeMs ?? AUTH_CACHE_MAX_AGE_MS;
-  const enabled = typeof store.onAuthChanged === "function" && typeof store.authCacheSafe === "function";
+  const { changes } = store;
+  const maxAgeMs = changes.authMaxAgeMs;
   const unsubscribe = enabled
-    ? store.onAuthChanged?.(() => {
+    ? changes.subscribe((change) => {
+        if (change.kind === "ready") return;
         generation++;
         entries.clear();
       })
@@ -40,18 +42,18 @@ export function createTokenCache(store: Store): TokenCache {
 
   const cache: TokenCache = {
     peek(hash) {
-      if (!enabled || !store.authCacheSafe?.()) return undefined;
+      if (!enabled || !changes.authTrusted()) return undefined;
       const hit = entries.get(hash);
       return hit && performance.now() - hit.at < maxAgeMs ? hit.auth : undefined;
     },
     async lookup(hash) {
-      if (!enabled || !store.authCacheSafe?.()) return store.findRuntimeTokenByHash(hash);
+      if (!enabled || !changes.authTrusted()) return store.findRuntimeTokenByHash(hash);
       const now = performance.now();
       const hit = entries.get(hash);
       if (hit && now - hit.at < maxAgeMs) return hit.auth;
       const started = generation;
       const auth = await store.findRuntimeTokenByHash(hash);
-      if (auth && started === generation && store.authCacheSafe?.()) {
+      if (auth && started === generation && changes.authTrusted()) {
         if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value as string);
         entries.set(hash, { auth, at: now });
       } else if (!auth) entries.delete(hash);

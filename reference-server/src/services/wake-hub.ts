@@ -86,8 +86,10 @@ export class WakeHub {
     this.timers = options.timers ?? systemTimers;
     this.scheduler = new ReadyScheduler(options.clock, (id) => this.wake(id), this.timers);
     this.unsubscribe = [
-      store.onEventsReady((agentId) => this.wake(agentId)),
-      store.onWakeupsMissed(() => void this.sweep()),
+      store.changes.subscribe((change) => {
+        if (change.kind === "ready") this.wake(change.agentId);
+        else if (change.kind === "gap") void this.sweep();
+      }),
     ];
   }
 
@@ -212,9 +214,9 @@ export class WakeHub {
   }
 
   private async sweepOnce(): Promise<void> {
-    // SQLite, one process: nothing can be ready unseen unless another process wrote the file, and a
-    // sweep over every waiting agent is most of an idle kernel's queries.
-    if (this.store.sweepNeeded?.() === false) return;
+    // Where every ready event was announced (SQLite, one process), a sweep over every waiting agent
+    // would only be most of an idle kernel's queries.
+    if (this.store.changes.readyComplete()) return;
     const ids = [...this.byAgent.keys()];
     for (let i = 0; i < ids.length && !this.closed; i += SWEEP_CHUNK) {
       const now = this.options.clock.now();

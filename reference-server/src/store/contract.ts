@@ -33,27 +33,37 @@ export type ContentOpName = keyof ContentStore;
 export type StoreKind = "sqlite" | "postgres";
 
 /**
- * The longest a cached token look-up may be served (services/token-cache.ts). A store whose
- * announcements of auth changes may not reach every replica waits this long before a revocation resolves.
+ * What a store announces after its commits (and other replicas' or processes' commits), for the caches
+ * and waits above it. Hints, never data: a subscriber that misses one re-reads the store.
+ * - `ready`: this agent may have events to claim now;
+ * - `auth`: some runtime token's authentication may have changed (a revocation, an uninstall, a user
+ *   deleted); delivered synchronously once the write has committed, before the writing call resolves;
+ * - `gap`: announcements may have been lost (a connection to the other replicas was down): re-check
+ *   every wait, drop every cache.
  */
-export const AUTH_CACHE_MAX_AGE_MS = 5000;
+export type StoreChange =
+  | { readonly kind: "ready"; readonly agentId: string }
+  | { readonly kind: "auth" }
+  | { readonly kind: "gap" };
+
+/** The store's one change feed (see StoreChange). */
+export interface StoreChanges {
+  /** Calls `listener` with every change from now on; returns an unsubscribe. */
+  subscribe(listener: (change: StoreChange) => void): () => void;
+  /** True while every auth change is sure to be announced: token look-ups may be cached now. */
+  authTrusted(): boolean;
+  /** How long a cached token look-up may be served, at most, before it is read again. */
+  readonly authMaxAgeMs: number;
+  /** True while every event that became ready was announced: a sweep of the waiting polls finds nothing. */
+  readyComplete(): boolean;
+}
 
 export interface Store extends StoreOps {
   readonly kind: StoreKind;
   /** Runs fn in one transaction (ops on `tx`, not re-entrant): commits if it resolves, else rolls back. */
   transaction<T>(fn: (tx: StoreOps) => Promise<T>): Promise<T>;
-  /** Subscribes to "this agent may have ready events now" (a hint, after commit); returns an unsubscribe. */
-  onEventsReady(listener: (agentId: string) => void): () => void;
-  /** Subscribes to "ready hints may have been lost" (re-check every waiting poll); returns an unsubscribe. */
-  onWakeupsMissed(listener: () => void): () => void;
-  /** Subscribes to "a runtime token's authentication may have changed"; without it nothing is cached. */
-  onAuthChanged?(listener: () => void): () => void;
-  /** False while the store cannot promise onAuthChanged for every change: do not cache look-ups then. */
-  authCacheSafe?(): boolean;
-  /** How long a cached token look-up may be served, when not AUTH_CACHE_MAX_AGE_MS. */
-  readonly authCacheMaxAgeMs?: number;
-  /** False when the long-poll backstop's sweep can find nothing onEventsReady has not announced. */
-  sweepNeeded?(): boolean;
+  /** What changed, announced after commit. */
+  readonly changes: StoreChanges;
   /** Throws when the store cannot answer a trivial query (used by /readyz). */
   ping(): Promise<void>;
   close(): Promise<void>;

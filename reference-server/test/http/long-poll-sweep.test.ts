@@ -15,11 +15,12 @@ import { eventually, makeWorld, type World } from "../helpers/world.js";
 
 const WAIT_S = 10;
 
-/** Counts the store's calls of one method, keeping its behaviour. */
-function count(store: Store, method: "readyInstants" | "sweepNeeded"): { n: number } {
+/** Counts the calls of one method of the store (or of its change feed), keeping its behaviour. */
+function count(store: Store, method: "readyInstants" | "readyComplete"): { n: number } {
   const counter = { n: 0 };
-  const original = (store[method] as (...args: unknown[]) => unknown).bind(store);
-  (store as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
+  const target = (method === "readyComplete" ? store.changes : store) as unknown as Record<string, unknown>;
+  const original = (target[method] as (...args: unknown[]) => unknown).bind(target);
+  target[method] = (...args: unknown[]) => {
     counter.n++;
     return original(...args);
   };
@@ -58,7 +59,7 @@ describe("the long-poll backstop on SQLite", () => {
     dir = mkdtempSync(join(tmpdir(), "cap-sweep-"));
     const file = join(dir, "cap.db");
     const store = openSqliteStore({ path: file });
-    const ticks = count(store, "sweepNeeded");
+    const ticks = count(store, "readyComplete");
     const queries = count(store, "readyInstants");
     w = await makeWorld({ store, config: { longPollBackstopMs: 50 } });
     const started = Date.now();

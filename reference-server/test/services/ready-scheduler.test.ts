@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { manualClock } from "../../src/clock.js";
 import { ReadyScheduler, type Timers } from "../../src/services/ready-scheduler.js";
 import { WakeHub } from "../../src/services/wake-hub.js";
-import type { Store } from "../../src/store/contract.js";
+import type { Store, StoreChange } from "../../src/store/contract.js";
 
 /** Timers on the manual clock: `run()` fires every timer whose instant has come, in instant order. */
 function fakeTimers(clock: ReturnType<typeof manualClock>) {
@@ -105,24 +105,27 @@ describe("ReadyScheduler", () => {
 
 /** Just what the hub uses of a store: wake-up subscriptions and the backstop's one query. */
 function fakeStore(ready: Map<string, number>) {
-  let onReady: (id: string) => void = () => {};
-  let onMissed: () => void = () => {};
+  let listener: (change: StoreChange) => void = () => {};
   const queries: string[][] = [];
   const store = {
-    onEventsReady(l: (id: string) => void) {
-      onReady = l;
-      return () => {};
-    },
-    onWakeupsMissed(l: () => void) {
-      onMissed = l;
-      return () => {};
+    changes: {
+      subscribe(l: (change: StoreChange) => void) {
+        listener = l;
+        return () => {};
+      },
+      readyComplete: () => false,
     },
     async readyInstants({ agentIds }: { agentIds: string[] }) {
       queries.push([...agentIds].sort());
       return agentIds.filter((id) => ready.has(id)).map((id) => ({ agentId: id, at: ready.get(id)! }));
     },
   } as unknown as Store;
-  return { store, queries, notify: (id: string) => onReady(id), missed: () => onMissed() };
+  return {
+    store,
+    queries,
+    notify: (agentId: string) => listener({ kind: "ready", agentId }),
+    missed: () => listener({ kind: "gap" }),
+  };
 }
 
 describe("WakeHub", () => {

@@ -14,7 +14,7 @@ import pg from "pg";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { buildApp } from "../../src/http/app.js";
 import { createTokenCache } from "../../src/services/token-cache.js";
-import type { RuntimeTokenAuth, Store } from "../../src/store/contract.js";
+import type { RuntimeTokenAuth, Store, StoreChange } from "../../src/store/contract.js";
 import { openPostgresStore, type PostgresStore } from "../../src/store/postgres/index.js";
 import { openSqliteStore } from "../../src/store/sqlite/index.js";
 import { eventually, makeWorld, type World } from "../helpers/world.js";
@@ -169,10 +169,15 @@ describe("the token cache on SQLite", () => {
     );
   });
 
-  it("caches nothing for a store that cannot announce auth changes", async () => {
+  it("caches nothing while the store cannot promise to announce auth changes", async () => {
     const inner = openSqliteStore({ path: ":memory:" });
-    const { onAuthChanged: _a, authCacheSafe: _b, ...plain } = inner;
-    const c = counting(plain as Store);
+    const untrusted = {
+      ...inner.changes,
+      authTrusted: () => false,
+      subscribe: inner.changes.subscribe.bind(inner.changes),
+      readyComplete: () => inner.changes.readyComplete(),
+    };
+    const c = counting({ ...inner, changes: untrusted } as Store);
     lookups = c.lookups;
     w = await makeWorld({ store: c.store });
     await info(w, w.alpha.token);
@@ -184,16 +189,19 @@ describe("the token cache on SQLite", () => {
 
 describe("the token cache itself", () => {
   it("does not keep a look-up that raced an invalidation", async () => {
-    const listeners: (() => void)[] = [];
+    const listeners: ((change: StoreChange) => void)[] = [];
     let release!: (a: RuntimeTokenAuth) => void;
     let reads = 0;
     const auth = { token: { id: "rtk_1" } } as unknown as RuntimeTokenAuth;
     const store = {
-      onAuthChanged: (l: () => void) => {
-        listeners.push(l);
-        return () => undefined;
+      changes: {
+        subscribe: (l: (change: StoreChange) => void) => {
+          listeners.push(l);
+          return () => undefined;
+        },
+        authTrusted: () => true,
+        authMaxAgeMs: 5000,
       },
-      authCacheSafe: () => true,
       findRuntimeTokenByHash: () => {
         reads++;
         return reads === 1 ? new Promise<RuntimeTokenAuth>((r) => (release = r)) : Promise.resolve(auth);
@@ -201,7 +209,7 @@ describe("the token cache itself", () => {
     } as unknown as Store;
     const cache = createTokenCache(store);
     const racing = cache.lookup("h");
-    for (const l of listeners) l(); // a revocation commits while the read is in flight
+    for (const l of listeners) l({ kind: "auth" }); // a revocation commits while the read is in flight
     release(auth);
     expect(await racing).toBe(auth);
     expect(cache.size).toBe(0);

@@ -9,8 +9,7 @@ import { WakeHub } from "../../src/services/wake-hub.js";
 import type { Store } from "../../src/store/contract.js";
 
 const store = {
-  onEventsReady: () => () => undefined,
-  onWakeupsMissed: () => () => undefined,
+  changes: { subscribe: () => () => undefined, readyComplete: () => false },
   readyInstants: async () => [],
 } as unknown as Store;
 

@@ -8,6 +8,7 @@ import type {
   MessageRecord,
   NewEvent,
   PodRecord,
+  Store,
   StoreOps,
   UserRecord,
 } from "../../src/store/contract.js";
@@ -111,4 +112,11 @@ export function aMessage(podId: string, over: Partial<MessageRecord> = {}): Mess
     createdAt: T0,
     ...over,
   };
+}
+
+/** Subscribes to the store's `ready` changes only (the agent ids); returns the unsubscribe. */
+export function onReady(store: Store, listener: (agentId: string) => void): () => void {
+  return store.changes.subscribe((c) => {
+    if (c.kind === "ready") listener(c.agentId);
+  });
 }

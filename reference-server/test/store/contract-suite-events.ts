@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import type { Store } from "../../src/store/contract.js";
 import { eventually } from "../../src/testing/deadline.js";
-import { events, T0 } from "./contract-fixtures.js";
+import { events, onReady, T0 } from "./contract-fixtures.js";
 
 const LEASE = 1000;
 const MAX = 3;
@@ -242,7 +242,7 @@ export function runEventContract(store: () => Store): void {
     it("signals ready agents after an enqueue or requeue commits, and not for a rolled-back enqueue", async () => {
       const s = store();
       const seen: string[] = [];
-      const off = s.onEventsReady((id) => seen.push(id));
+      const off = onReady(s, (id) => seen.push(id));
       await s.enqueueEvents([...events("agt_a", "pod_a", 2), ...events("agt_b", "pod_a", 1)]);
       await eventually(
         () => seen.includes("agt_a") && seen.includes("agt_b"),

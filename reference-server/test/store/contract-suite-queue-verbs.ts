@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { Store, StoreOps } from "../../src/store/contract.js";
 import { eventually } from "../../src/testing/deadline.js";
-import { events, T0 } from "./contract-fixtures.js";
+import { events, onReady, T0 } from "./contract-fixtures.js";
 
 const LEASE = 1000;
 const MAX = 3;
@@ -109,7 +109,7 @@ export function runQueueVerbContract(store: () => Store): void {
       await s.enqueueEvents([ev!]);
       await claim("agt_r", T0);
       const seen: string[] = [];
-      const off = s.onEventsReady((id) => seen.push(id));
+      const off = onReady(s, (id) => seen.push(id));
       await release(ev!.id, 1, T0 + 1, T0 + 1, null, "agt_r");
       await eventually(() => seen.includes("agt_r"), "agt_r is announced ready");
       off();

@@ -11,7 +11,7 @@ import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { type NewEvent, type Store, StoreUnavailableError } from "../../src/store/contract.js";
 import type { DeliveredEvent } from "../../src/store/records.js";
-import { anIdentity, aWorld, events, T0 } from "./contract-fixtures.js";
+import { anIdentity, aWorld, events, onReady, T0 } from "./contract-fixtures.js";
 
 /** A world whose agent holds `n` claimed events (30 s leases). */
 async function holding(store: Store, n: number) {
@@ -114,7 +114,7 @@ export function groupCommitSuite(
       const store = await open();
       const { agent, pod } = await aWorld(store);
       const log: string[] = [];
-      store.onEventsReady((id) => log.push(`ready ${id === agent.id ? "agent" : id}`));
+      onReady(store, (id) => log.push(`ready ${id === agent.id ? "agent" : id}`));
       const [e1, e2] = events(agent.id, pod.id, 2) as [NewEvent, NewEvent];
       const enqueueIn = (e: NewEvent, name: string) =>
         store

@@ -13,7 +13,7 @@ import { ACK_ROWS } from "../../src/store/postgres/events/settle.js";
 import { openPostgresStore, type PostgresStore } from "../../src/store/postgres/index.js";
 import { loadMigrations } from "../../src/store/postgres/migrate.js";
 import { eventually } from "../../src/testing/deadline.js";
-import { aMessage, events, T0 } from "./contract-fixtures.js";
+import { aMessage, events, onReady, T0 } from "./contract-fixtures.js";
 
 const url = process.env.CAP_TEST_PG_URL;
 const skipped = url ? "" : " (skipped: CAP_TEST_PG_URL not set — .ci/run starts PostgreSQL)";
@@ -256,7 +256,7 @@ describe.skipIf(!url)(`postgres store specifics${skipped}`, () => {
 
     // Another replica requeues the old event: its NOTIFY drops the floor here.
     const heard: string[] = [];
-    a.onEventsReady((id) => heard.push(id));
+    onReady(a, (id) => heard.push(id));
     expect((await b.requeueEvent({ eventId: old!.id, now: T0 })).status).toBe("requeued");
     await eventually(() => heard.includes("agt_f"), "agt_f is heard");
     const third = (await claim(a)).events.map((e) => e.id);
@@ -316,8 +316,8 @@ describe.skipIf(!url)(`postgres store specifics${skipped}`, () => {
     const [a, b] = [await openStore(schema), await openStore(schema)];
     const seenA: string[] = [];
     const seenB: string[] = [];
-    a.onEventsReady((id) => seenA.push(id));
-    b.onEventsReady((id) => seenB.push(id));
+    onReady(a, (id) => seenA.push(id));
+    onReady(b, (id) => seenB.push(id));
     let inside = -1;
     await a.transaction(async (tx) => {
       await tx.enqueueEvents(events("agt_x", "pod_a", 3));
@@ -335,12 +335,12 @@ describe.skipIf(!url)(`postgres store specifics${skipped}`, () => {
   it("does not wake stores on another schema", async () => {
     const [a, b] = [await openStore(freshSchema()), await openStore(freshSchema())];
     const seenB: string[] = [];
-    b.onEventsReady((id) => seenB.push(id));
+    onReady(b, (id) => seenB.push(id));
     await a.enqueueEvents(events("agt_other", "pod_a", 1));
     await b.enqueueEvents(events("agt_marker", "pod_a", 1));
     const c = await openStore(b.schema);
     const seenC: string[] = [];
-    c.onEventsReady((id) => seenC.push(id));
+    onReady(c, (id) => seenC.push(id));
     await b.enqueueEvents(events("agt_marker2", "pod_a", 1));
     await eventually(() => seenC.includes("agt_marker2"), "store C hears agt_marker2");
     expect(seenB).not.toContain("agt_other");
@@ -350,7 +350,7 @@ describe.skipIf(!url)(`postgres store specifics${skipped}`, () => {
     const schema = freshSchema();
     const [a, b] = [await openStore(schema), await openStore(schema)];
     const seen: string[] = [];
-    b.onEventsReady((id) => seen.push(id));
+    onReady(b, (id) => seen.push(id));
     const pid = b.listener.backendPid;
     expect(pid).not.toBeNull();
     const c = await admin();

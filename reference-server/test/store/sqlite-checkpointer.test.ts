@@ -45,7 +45,7 @@ async function writeFrames(store: Store) {
         createdAt: i,
       },
     ]);
-    store.authCacheSafe?.();
+    store.changes.authTrusted();
   }
 }
 

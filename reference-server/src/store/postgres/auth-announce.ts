@@ -7,15 +7,17 @@
  * before its op resolves, so before the revoking HTTP request answers — until every replica listening on
  * this schema has acked (the listeners are found by their application_name in pg_stat_activity), or until
  * AUTH_CACHE_MAX_AGE_MS has passed, after which every entry cached before the commit has expired anyway.
- * A replica whose LISTEN connection is down does not cache at all (authCacheSafe), and one that listens
- * again drops its caches first (onReset), so a missed announcement is never trusted.
+ * A replica whose LISTEN connection is down does not cache at all (changes.ts, authTrusted), and one that
+ * listens again drops its caches first (onReset), so a missed announcement is never trusted.
  *
  * Must never: resolve an announcement before the other replicas dropped their caches or the maximum age
  * has passed, or fail a revocation because an ack is missing (waiting is bounded).
  */
 import { randomBytes } from "node:crypto";
 import type pg from "pg";
-import { AUTH_CACHE_MAX_AGE_MS } from "../contract.js";
+
+/** The longest a cached token look-up may be served: how long a revocation waits for a silent replica. */
+export const AUTH_CACHE_MAX_AGE_MS = 5000;
 
 const AUTH = "!auth:";
 const ACK = "!ack:";
@@ -33,7 +35,7 @@ export class AuthAnnouncer {
     private readonly channel: string,
     private readonly schema: string,
     private readonly origin: string,
-    /** Drops this replica's caches (the store's onAuthChanged listeners). */
+    /** Drops this replica's caches (an `auth` change on the store's feed). */
     private readonly dropLocal: () => void,
   ) {}
 

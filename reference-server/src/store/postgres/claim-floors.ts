@@ -74,3 +74,13 @@ export function claimFloors(maxAgeMs = FLOOR_MAX_AGE_MS): ClaimFloors {
     },
   };
 }
+
+/** The plain store's floors: every claim reads the agent's range from its start. */
+export function noFloors(): ClaimFloors {
+  return {
+    start: (_agentId, now) => ({ from: 0, generation: 0, since: now }),
+    learn: () => undefined,
+    drop: () => undefined,
+    dropAll: () => undefined,
+  };
+}

@@ -4,7 +4,6 @@
 
 import type { AgentOpName } from "../contract.js";
 import { StoreConflictError } from "../contract.js";
-import type { InstallationRecord } from "../records.js";
 import { insertInto } from "../rows.js";
 import { AGENT_IDENTITIES, INSTALLATIONS, REGISTRY_AGENTS, RUNTIME_TOKENS } from "../schema.js";
 import {
@@ -49,19 +48,8 @@ export function insertOrConflict(run: () => unknown, what: string): void {
   }
 }
 
-export function agentOps({ db, authChanged, freshen, undoable }: SqliteContext): AgentOps {
+export function agentOps({ db, authChanged }: SqliteContext): AgentOps {
   const prepared = statementCache(db);
-  // Active installations, read on every post (fan-out and the poster's own installation), answered from
-  // memory because those two reads were a large share of a conversation's cost. Installations change only
-  // through insertInstallation and markInstallationUninstalled below, which drop both maps before they
-  // write; a rollback and another process's commit drop them too (undoable, freshen).
-  const activeInPod = new Map<string, InstallationRecord[]>();
-  const activeOf = new Map<string, InstallationRecord | null>();
-  const dropInstallations = () => {
-    activeInPod.clear();
-    activeOf.clear();
-  };
-  undoable(dropInstallations);
   const q = {
     putRegistry: db.prepare(PUT_REGISTRY_AGENT.sql),
     getRegistry: db.prepare("SELECT * FROM registry_agents WHERE name = ?"),
@@ -127,33 +115,16 @@ export function agentOps({ db, authChanged, freshen, undoable }: SqliteContext):
     getAgentIdentity: (id) => one(q.getIdentity.get(id), toIdentity),
     findAgentIdentity: (name, instanceId) => one(q.findIdentity.get(name, instanceId), toIdentity),
     insertInstallation: (i) => {
-      dropInstallations();
       insertOrConflict(
         () => q.insertInstallation.run(INSERT_INSTALLATION.values(i)),
         "an active installation of this agent in this pod",
       );
     },
     getInstallation: (id) => one(q.getInstallation.get(id), toInstallation),
-    findActiveInstallation: (agentId, podId) => {
-      freshen();
-      const key = `${agentId}\u0000${podId}`;
-      let found = activeOf.get(key);
-      if (found === undefined) {
-        found = one(q.activeInstallation.get(agentId, podId), toInstallation);
-        activeOf.set(key, found);
-      }
-      return found === null ? null : { ...found };
-    },
+    findActiveInstallation: (agentId, podId) => one(q.activeInstallation.get(agentId, podId), toInstallation),
     listInstallations: ({ podId, agentId, activeOnly }) => {
-      if (podId !== undefined && agentId === undefined && activeOnly) {
-        freshen();
-        let list = activeInPod.get(podId);
-        if (!list) {
-          list = (q.activeInPod.all(podId) as Row[]).map(toInstallation);
-          activeInPod.set(podId, list);
-        }
-        return list.map((i) => ({ ...i }));
-      }
+      if (podId !== undefined && agentId === undefined && activeOnly)
+        return (q.activeInPod.all(podId) as Row[]).map(toInstallation);
       const where: string[] = [];
       const args: unknown[] = [];
       if (podId !== undefined) {
@@ -168,10 +139,7 @@ export function agentOps({ db, authChanged, freshen, undoable }: SqliteContext):
       const sql = `SELECT * FROM installations ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY seq`;
       return (prepared(sql).all(...args) as Row[]).map(toInstallation);
     },
-    markInstallationUninstalled: ({ id, now, by }) => {
-      dropInstallations();
-      return changed(q.uninstall.run(now, by, id).changes) === 1;
-    },
+    markInstallationUninstalled: ({ id, now, by }) => changed(q.uninstall.run(now, by, id).changes) === 1,
     insertRuntimeToken: (t) =>
       insertOrConflict(() => q.insertToken.run(INSERT_RUNTIME_TOKEN.values(t)), "runtime token"),
     findRuntimeTokenByHash: (hash) => {

@@ -16,6 +16,8 @@
  * Must never: answer a write before it has committed, or run while another op holds the database (the
  * flush holds the store's lock from BEGIN to COMMIT).
  */
+import type { SqliteAccelerator } from "./kit.js";
+import { guarded } from "./transactions.js";
 
 /** One write: how it runs inside a batch's transaction, and how it runs by itself. */
 export interface GroupedOp<T> {
@@ -140,3 +142,41 @@ export function groupCommit({ begin, commit, rollback, inTransactionNow, acquire
     flushNow: () => drain(),
   };
 }
+
+/** The writes every driver sends many of: queued and committed together per event-loop turn. */
+const GROUPED = new Set(["claimEvents", "ackEvent", "ackEvents", "renewLease", "releaseEvent"]);
+
+/** The accelerator: the queue's hot writes and every transaction go through one group commit. */
+export const groupCommitAccelerator: SqliteAccelerator = {
+  name: "group-commit",
+  apply(kit) {
+    const plain = kit.runner;
+    const { bodies } = kit;
+    const group = groupCommit({
+      begin: bodies.begin,
+      commit: bodies.commit,
+      rollback: bodies.rollback,
+      inTransactionNow: () => kit.db.inTransaction,
+      acquire: () => kit.lock.acquire(),
+    });
+    kit.runner = {
+      op(name, fn) {
+        if (!GROUPED.has(name)) return plain.op(name, fn);
+        const run = guarded(fn);
+        return (...args) => {
+          const once = () => run(...args);
+          return group.submit({ inBatch: once, alone: once });
+        };
+      },
+      async transaction(fn, tx) {
+        const mark = kit.changes.mark();
+        const result = await group.submit({
+          inBatch: () => bodies.inBatch(fn, tx),
+          alone: () => bodies.alone(fn, tx),
+        });
+        return kit.changes.settled(mark, result);
+      },
+      flush: () => group.flushNow(),
+    };
+  },
+};

@@ -67,7 +67,7 @@ export const CLAIM_PENDING_SQL = {
           WHERE e.seq IN (SELECT value FROM json_each(?))`,
 };
 
-export function claimOps({ db, idle, isIdle }: SqliteContext): ClaimOps {
+export function claimOps({ db }: SqliteContext): ClaimOps {
   const q = {
     retireAgent: db.prepare(RETIRE_AGENT_SQL),
     // A claim reads the ready seqs first and updates only when there are some: the UPDATE … WHERE seq IN
@@ -85,7 +85,6 @@ export function claimOps({ db, idle, isIdle }: SqliteContext): ClaimOps {
       .raw(),
     claimPending: db.prepare(CLAIM_PENDING_SQL.update),
     claimedRows: db.prepare(CLAIM_PENDING_SQL.read).raw(),
-    anyLeased: db.prepare(`SELECT 1 FROM events INDEXED BY events_leased WHERE agent_id = ? AND ${LEASED}`),
     pollDeliveries: db.prepare(
       `SELECT ${DELIVERED_EVENT_COLUMNS.sqlite} FROM events e INDEXED BY events_poll JOIN event_payloads p ON p.seq = e.seq
        WHERE agent_id = @agentId AND poll_id = @pollId AND ${LEASED} AND poll_id IS NOT NULL
@@ -102,10 +101,7 @@ export function claimOps({ db, idle, isIdle }: SqliteContext): ClaimOps {
     const pending = q.readyPending.all({ agentId, limit }) as number[];
     const ended = q.readyEnded.all({ agentId, now, maxAttempts }) as number[];
     const seqs = ended.length === 0 ? pending : [...pending, ...ended].sort((x, y) => x - y).slice(0, limit);
-    if (seqs.length === 0) {
-      if (q.anyLeased.get(agentId) === undefined) idle.add(agentId);
-      return { events: [], expiredLeases: newlyFailed, newlyFailed };
-    }
+    if (seqs.length === 0) return { events: [], expiredLeases: newlyFailed, newlyFailed };
     const leaseUntil = now + leaseMs;
     let rows: unknown[][];
     if (ended.length === 0) {
@@ -131,10 +127,7 @@ export function claimOps({ db, idle, isIdle }: SqliteContext): ClaimOps {
   );
 
   return {
-    // An idle agent's poll (a driver waiting in long-polls with nothing queued) reads nothing: its claim
-    // and lease look-up were most of an idle kernel's CPU.
-    claimEvents: (input) =>
-      isIdle(input.agentId) ? { events: [], expiredLeases: 0, newlyFailed: 0 } : claimTx(input),
+    claimEvents: (input) => claimTx(input),
     // One writer at a time (BEGIN IMMEDIATE) already serialises callers with the same pollId.
     findPollDeliveries: (input) => (q.pollDeliveries.all(input) as Row[]).map(toDeliveredEvent),
     tagPollDeliveries: (input) => {

@@ -16,7 +16,7 @@ type ReadOps = Pick<
   "getEvent" | "nextLeaseExpiry" | "readyInstants" | "listDeadLetters" | "listPodEvents" | "queueStats"
 >;
 
-export function readOps({ db, isIdle }: SqliteContext): ReadOps {
+export function readOps({ db }: SqliteContext): ReadOps {
   const prepared = statementCache(db);
   const q = {
     get: db.prepare(`SELECT ${EVENT_COLUMNS} FROM ${EVENT_ROWS} WHERE e.id = ?`),
@@ -43,8 +43,7 @@ export function readOps({ db, isIdle }: SqliteContext): ReadOps {
       const r = q.get.get(id) as Row | undefined;
       return r ? toEvent(r) : null;
     },
-    nextLeaseExpiry: (input) =>
-      isIdle(input.agentId) ? null : (q.nextExpiry.get(input) as { next: number | null }).next,
+    nextLeaseExpiry: (input) => (q.nextExpiry.get(input) as { next: number | null }).next,
     readyInstants: ({ agentIds, maxAttempts }) => {
       // One indexed MIN per agent inside one read: cheaper in SQLite than an IN list with GROUP BY.
       const out: { agentId: string; at: number }[] = [];
