@@ -1,7 +1,8 @@
 /**
  * The suite proves itself against the reference kernel: every applicable check passes (exit 0) on SQLite,
  * on PostgreSQL, and on two PostgreSQL replicas given as two --url values; the JSON report validates
- * against the published report schema. Known kernel bugs live in reference-kernel.expected-failures.yaml
+ * against the published report schema; and on the plain store of each dialect (no accelerators, as
+ * `serve --no-accelerate` runs it). Known kernel bugs live in reference-kernel.expected-failures.yaml
  * (which can only shrink).
  */
 import { mkdtempSync, readFileSync } from "node:fs";
@@ -37,13 +38,13 @@ afterAll(async () => {
   for (const c of cleanups) await c();
 });
 
-async function suiteAgainst(db: string, replicas: number) {
+async function suiteAgainst(db: string, replicas: number, env?: NodeJS.ProcessEnv) {
   const opts = { db, leaseSeconds: 1, maxAttempts: 3 };
-  const first = await startKernel({ ...opts, provision: false });
+  const first = await startKernel({ ...opts, provision: false, ...(env ? { env } : {}) });
   kernels.push(first);
   const urls = [first.url];
   for (let i = 1; i < replicas; i++) {
-    const k = await startKernel({ ...opts, provision: false });
+    const k = await startKernel({ ...opts, provision: false, ...(env ? { env } : {}) });
     kernels.push(k);
     urls.push(k.url);
   }
@@ -118,6 +119,20 @@ describe("cap-conformance against the reference kernel", () => {
       const run = await suiteAgainst(db.url, 2);
       expectAllPassed(run);
       expect(run.report.target.urls).toHaveLength(2);
+    },
+  );
+
+  // The reference path (--no-accelerate: the plain store, no token cache) keeps the same protocol.
+  it("passes every check on SQLite without accelerators (CAP_ACCELERATE=0)", async () => {
+    expectAllPassed(await suiteAgainst(freshSqliteUrl(), 1, { CAP_ACCELERATE: "0" }));
+  });
+
+  it.skipIf(!pgTestUrl)(
+    `passes every check on PostgreSQL without accelerators${pgTestUrl ? "" : ` (${pgSkipReason})`}`,
+    async () => {
+      const db = await freshPgSchema("cap_conformance");
+      cleanups.push(db.drop);
+      expectAllPassed(await suiteAgainst(db.url, 1, { CAP_ACCELERATE: "0" }));
     },
   );
 });

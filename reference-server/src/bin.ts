@@ -72,6 +72,12 @@ function serverOptions(cmd: Command, defaults: { db?: string; logLevel?: string 
     )
     .addOption(
       new Option(
+        "--no-accelerate",
+        "without accelerators: the plain store and no token cache, the reference path, slower; CAP_ACCELERATE=0 is the same (env CAP_ACCELERATE; default 1)",
+      ),
+    )
+    .addOption(
+      new Option(
         "--profile <name>",
         "wire profile: cap (CAP v1 exactly) | production (the production kernel's dialect, for deployed drivers) (env CAP_PROFILE; default cap)",
       ),

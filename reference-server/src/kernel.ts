@@ -34,6 +34,11 @@ export interface KernelOptions {
   config?: KernelConfigInput;
   clock?: Clock;
   observer?: EventsObserver;
+  /**
+   * False: no accelerators — the kernel's token cache off (and, through openKernel, the plain store) — so
+   * the reference path can be read and stepped through. Default true.
+   */
+  accelerate?: boolean;
 }
 
 export function createKernel(options: KernelOptions) {
@@ -49,7 +54,7 @@ export function createKernel(options: KernelOptions) {
     backstopMs: deps.config.longPollBackstopMs,
     slackMs: deps.config.longPollSlackMs,
   });
-  const tokens = createTokensService(deps);
+  const tokens = createTokensService(deps, { cache: options.accelerate ?? true });
   const messages = createMessagesService(deps);
   const registry = createRegistryService(deps, tokens);
   const idempotencyPrune = startIdempotencyPrune(deps);
@@ -87,5 +92,5 @@ export type Kernel = ReturnType<typeof createKernel>;
 /** Opens the store a `--db` URL names (`sqlite:…`, `postgres://…`) and builds the kernel on it. */
 export async function openKernel(options: Omit<KernelOptions, "store"> & { db: string }): Promise<Kernel> {
   const { db, ...rest } = options;
-  return createKernel({ ...rest, store: await openStore(db) });
+  return createKernel({ ...rest, store: await openStore(db, { accelerate: rest.accelerate ?? true }) });
 }

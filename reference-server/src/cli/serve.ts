@@ -42,6 +42,7 @@ export async function startServer(
         ? false
         : { level: s.logLevel, stream: pino.destination(extra?.logTo === "stderr" ? 2 : 1) },
     ...(s.docsDir !== undefined ? { docsDir: s.docsDir } : {}),
+    ...(s.accelerate ? {} : { accelerate: false }),
   });
   // All clients together stay below the open-file limit, so a flood of connections from many addresses
   // cannot take the descriptors the store needs; Node closes a connection over this at once.
@@ -103,7 +104,7 @@ export async function serveCommand(flags: ServeFlags): Promise<void> {
       `cap-kernel: warning: open-file limit is ${files}, so at most about ${files - 64} drivers can hold a connection; raise it (ulimit -n, systemd LimitNOFILE)\n`,
     );
   process.stderr.write(
-    `cap-kernel: listening on ${url} (store ${app.kernel.health.storeKind}, lease ${settings.leaseSeconds}s, maxAttempts ${settings.maxAttempts}, profile ${settings.profile})\n`,
+    `cap-kernel: listening on ${url} (store ${app.kernel.health.storeKind}, lease ${settings.leaseSeconds}s, maxAttempts ${settings.maxAttempts}, profile ${settings.profile}${settings.accelerate ? "" : ", accelerators off"})\n`,
   );
   await closeOnSignals(async () => {
     await app.close();

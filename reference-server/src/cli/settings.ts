@@ -19,6 +19,8 @@ export interface ServeFlags extends CommonFlags, LimitFlagValues {
   profile?: string;
   maxConnections?: string;
   docsDir?: string;
+  /** commander's --no-accelerate: false. */
+  accelerate?: boolean;
 }
 
 export const DEFAULT_DB = "sqlite:.cap-kernel/kernel.db";
@@ -29,6 +31,14 @@ const env = (name: string) => {
   const v = process.env[name];
   return v === undefined || v === "" ? undefined : v;
 };
+
+/** CAP_ACCELERATE=0 (or false, off, no) turns the accelerators off. */
+function isOff(raw: string | undefined): boolean {
+  if (raw === undefined) return false;
+  if (/^(0|false|off|no)$/i.test(raw)) return true;
+  if (/^(1|true|on|yes)$/i.test(raw)) return false;
+  throw new Error(`CAP_ACCELERATE must be 1 or 0, got "${raw}"`);
+}
 
 function int(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
   if (raw === undefined) return fallback;
@@ -65,6 +75,8 @@ export function resolveServe(flags: ServeFlags) {
     maxConnections: optionalInt("--max-connections", flags.maxConnections ?? env("CAP_MAX_CONNECTIONS")),
     /** The docs site for /docs/; undefined: the copy @commonly/cap-console carries (see buildApp). */
     docsDir: flags.docsDir ?? env("CAP_DOCS_DIR"),
+    /** False: the plain store and no token cache (store/README.md, "Plain and accelerated"). */
+    accelerate: flags.accelerate === false ? false : !isOff(env("CAP_ACCELERATE")),
     /** Only the limits a flag or CAP_* variable set (limit-flags.ts); the kernel's defaults fill the rest. */
     limits: resolveLimitFlags(flags, env),
   };

@@ -47,6 +47,8 @@ interface AppOptions {
    * (present once installed from npm; a clone passes its `docs/site`). `false`: no `/docs/`.
    */
   docsDir?: string | false;
+  /** False: the kernel without accelerators (KernelOptions.accelerate), for reading the reference path. */
+  accelerate?: boolean;
 }
 
 export type KernelApp = FastifyInstance & { kernel: Kernel };
@@ -61,6 +63,7 @@ export async function buildApp(options: BuildAppOptions): Promise<KernelApp> {
     ...(options.config ? { config: options.config } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     observer: metrics.observer,
+    ...(options.accelerate === false ? { accelerate: false } : {}),
   };
   const kernel =
     "db" in options

@@ -36,9 +36,9 @@ export interface IssuedRuntimeToken {
   record: RuntimeTokenRecord;
 }
 
-export function createTokensService({ store, clock }: ServiceDeps) {
+export function createTokensService({ store, clock }: ServiceDeps, options: { cache?: boolean } = {}) {
   // Look-ups are cached; revocation, uninstall and user deletion drop the cache on every replica.
-  const cache = createTokenCache(store);
+  const cache = createTokenCache(store, options.cache ?? true);
   const touches = createTokenTouches(store);
 
   const agentCaller = (auth: RuntimeTokenAuth | null): AgentCaller => {

@@ -6,13 +6,20 @@ import { isMissingPackage } from "../optional-peer.js";
 import type { Store } from "./contract.js";
 import { openSqliteStore } from "./sqlite/index.js";
 
-export async function openStore(url: string): Promise<Store> {
+export interface OpenStoreOptions {
+  /** False: the plain store, without its accelerators (../store/README.md, "Plain and accelerated"). */
+  accelerate?: boolean;
+}
+
+export async function openStore(url: string, options: OpenStoreOptions = {}): Promise<Store> {
+  const accelerate = options.accelerate ?? true;
   if (url.startsWith("sqlite:")) {
     // CAP_SQLITE_BUSY_TIMEOUT_MS: how long a request waits for a file another process holds locked before
     // it answers 503 store_unavailable (default 5000).
     const busy = Number(process.env.CAP_SQLITE_BUSY_TIMEOUT_MS);
     return openSqliteStore({
       path: url.slice("sqlite:".length) || ":memory:",
+      accelerate,
       ...(Number.isFinite(busy) && busy >= 0 && process.env.CAP_SQLITE_BUSY_TIMEOUT_MS
         ? { busyTimeoutMs: busy }
         : {}),
@@ -20,7 +27,7 @@ export async function openStore(url: string): Promise<Store> {
   }
   if (url.startsWith("postgres://") || url.startsWith("postgresql://")) {
     const modulePath = "./postgres/index.js";
-    let mod: { openPostgresStore?: (o: { url: string }) => Promise<Store> };
+    let mod: { openPostgresStore?: (o: { url: string; accelerate: boolean }) => Promise<Store> };
     try {
       mod = await import(modulePath);
     } catch (err) {
@@ -30,7 +37,7 @@ export async function openStore(url: string): Promise<Store> {
     }
     if (!mod.openPostgresStore)
       throw new Error("the PostgreSQL store module has no openPostgresStore export");
-    return mod.openPostgresStore({ url });
+    return mod.openPostgresStore({ url, accelerate });
   }
   throw new Error(`unsupported --db URL "${url}": use sqlite:PATH, sqlite::memory: or postgres://…`);
 }

@@ -109,6 +109,12 @@ const cases: Record<string, () => Case> = {
     code: 1,
     stderr: [`127.0.0.1:${busyPort} is already in use`],
   }),
+  "serve with CAP_ACCELERATE neither 1 nor 0 says which values it takes": () => ({
+    argv: ["serve", "--port", "0", "--db", "sqlite::memory:"],
+    env: { CAP_ACCELERATE: "maybe" },
+    code: 1,
+    stderr: ['CAP_ACCELERATE must be 1 or 0, got "maybe"'],
+  }),
   "an unknown command is refused with the help hint": () => ({
     argv: ["dead-letter", "list"],
     code: 1,

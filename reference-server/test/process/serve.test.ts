@@ -121,4 +121,22 @@ describe("cap-kernel serve", () => {
     );
     await expect(startKernel(["--db", "mysql://nope"])).rejects.toThrow(/unsupported --db URL/);
   });
+
+  it("says in its banner when it runs without accelerators, by flag or by CAP_ACCELERATE=0", async () => {
+    for (const [args, env] of [
+      [["--no-accelerate"], {}],
+      [[], { CAP_ACCELERATE: "0" }],
+      [[], { CAP_ACCELERATE: "1" }],
+    ] as const) {
+      const k = await startKernel(["--db", "sqlite::memory:", ...args], env);
+      try {
+        const off = args.length > 0 || env.CAP_ACCELERATE === "0";
+        expect({ args, env, off: k.stderr().includes("accelerators off") }).toEqual({ args, env, off });
+        expect((await fetch(`${k.url}/readyz`)).status).toBe(200);
+      } finally {
+        k.proc.kill("SIGTERM");
+        await k.exited;
+      }
+    }
+  });
 });

@@ -188,6 +188,32 @@ describe("the token cache on SQLite", () => {
 });
 
 describe("the token cache itself", () => {
+  it("reads the store on every look-up when turned off (serve --no-accelerate)", async () => {
+    let reads = 0;
+    const auth = { token: { id: "rtk_1" } } as unknown as RuntimeTokenAuth;
+    const store = {
+      changes: { subscribe: () => () => undefined, authTrusted: () => true, authMaxAgeMs: 5000 },
+      findRuntimeTokenByHash: async () => {
+        reads++;
+        return auth;
+      },
+    } as unknown as Store;
+    for (const [enabled, want] of [
+      [true, 1],
+      [false, 3],
+    ] as const) {
+      reads = 0;
+      const cache = createTokenCache(store, enabled);
+      for (let i = 0; i < 3; i++) expect(await cache.lookup("h")).toBe(auth);
+      expect({ enabled, reads, peeked: cache.peek("h") !== undefined }).toEqual({
+        enabled,
+        reads: want,
+        peeked: enabled,
+      });
+      cache.close();
+    }
+  });
+
   it("does not keep a look-up that raced an invalidation", async () => {
     const listeners: ((change: StoreChange) => void)[] = [];
     let release!: (a: RuntimeTokenAuth) => void;

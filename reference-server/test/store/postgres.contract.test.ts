@@ -1,7 +1,7 @@
 /**
  * The shared store contract suite on PostgreSQL. Each test opens a store in a schema of its own (fresh
  * tables, migrations applied), so tests and test files never see each other's rows; the schemas are
- * dropped at the end. Needs a real server: CAP_TEST_PG_URL (`.ci/run` starts a throwaway cluster).
+ * dropped at the end. It runs twice: on the accelerated store and on the plain one. Needs a real server: CAP_TEST_PG_URL (`.ci/run` starts a throwaway cluster).
  */
 import { randomBytes } from "node:crypto";
 import pg from "pg";
@@ -21,9 +21,15 @@ describe.skipIf(!url)(`postgres store${skipped}`, () => {
     await admin.end();
   });
 
-  runStoreContract(async () => {
-    const schema = `cap_contract_${randomBytes(5).toString("hex")}`;
-    schemas.push(schema);
-    return openPostgresStore({ url: url!, schema, poolSize: 12 });
-  }, "postgres");
+  // The accelerated store (what serve runs) and the plain one (--no-accelerate) keep the same contract.
+  for (const accelerate of [true, false]) {
+    runStoreContract(
+      async () => {
+        const schema = `cap_contract_${randomBytes(5).toString("hex")}`;
+        schemas.push(schema);
+        return openPostgresStore({ url: url!, schema, poolSize: 12, accelerate });
+      },
+      accelerate ? "postgres" : "postgres plain",
+    );
+  }
 });

@@ -1,7 +1,7 @@
 /**
- * What the SQLite store answers without reading: idle marks (an agent whose claim found neither a
- * pending nor a leased event is answered without reading, sqlite/events/claim.ts) and the active
- * installations of a pod and of an agent (sqlite/agents.ts). These tests are the ways each could go stale: every one must make
+ * What the accelerated SQLite store answers without reading: idle marks (an agent whose claim found
+ * neither a pending nor a leased event is answered without reading, sqlite/idle-agents.ts) and the active
+ * installations of a pod and of an agent (sqlite/installation-cache.ts). These tests are the ways each could go stale: every one must make
  * the next answer read again.
  */
 import { mkdtempSync, rmSync } from "node:fs";

@@ -7,7 +7,9 @@ import { openSqliteStore } from "../../src/store/sqlite/index.js";
 import { runStoreContract } from "./contract-suite.js";
 import { groupCommitSuite } from "./group-commit-suite.js";
 
+// The accelerated store (what serve runs) and the plain one (--no-accelerate) keep the same contract.
 runStoreContract(async () => openSqliteStore({ path: ":memory:" }), "sqlite");
+runStoreContract(async () => openSqliteStore({ path: ":memory:", accelerate: false }), "sqlite plain");
 
 describe("sqlite store specifics", () => {
   // The claim's ready read (migrations/006): new work from events_pending in index order, ended leases

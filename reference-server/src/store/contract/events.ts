@@ -53,7 +53,7 @@ export interface ReleaseInput {
 }
 
 export interface EventsStore {
-  /** Inserts pending events (attempts 0). Wakes long-polls of their agents after commit (see onEventsReady). */
+  /** Inserts pending events (attempts 0). Announced as `ready` changes of their agents after commit (store.changes). */
   enqueueEvents(events: NewEvent[]): Promise<void>;
   /**
    * Atomically: move this agent's exhausted events (leased, lease ≤ now, attempts − attemptBase ≥

@@ -20,7 +20,7 @@ import { contentOps } from "./content.js";
 import { type Db, type Row, runQuery, storeError } from "./db.js";
 import type { WriteAcks } from "./events/settle.js";
 import { eventOps } from "./events.js";
-import type { PostgresKit } from "./kit.js";
+import type { PostgresAccelerator, PostgresKit } from "./kit.js";
 import type { NotificationListener } from "./listen.js";
 import { migrate, quoteIdent } from "./migrate.js";
 import { peopleOps } from "./people.js";
@@ -44,6 +44,8 @@ export interface PostgresStoreOptions {
   connectTimeoutMs?: number;
   /** False: the plain store, without the accelerators of accelerators.ts. Default true. */
   accelerate?: boolean;
+  /** The accelerators to apply when `accelerate` is not false (default POSTGRES_ACCELERATORS): tests compose their own. */
+  accelerators?: readonly PostgresAccelerator[];
 }
 
 const INT8_OID = 20;
@@ -109,7 +111,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   });
   pool.on("error", (err) => options.onError?.(err));
   const kit: PostgresKit = { floors: noFloors(), acks: undefined, hold: () => holdConnection() };
-  if (options.accelerate !== false) for (const a of POSTGRES_ACCELERATORS) a.apply(kit);
+  if (options.accelerate !== false)
+    for (const a of options.accelerators ?? POSTGRES_ACCELERATORS) a.apply(kit);
 
   const channel = `cap_events_ready:${schema}`;
   /** Prefix of our own NOTIFY payloads: the LISTEN side skips them (local listeners were woken directly). */

@@ -15,7 +15,7 @@ import { agentOps } from "./agents.js";
 import { sqliteChanges } from "./changes.js";
 import { contentOps } from "./content.js";
 import { eventOps } from "./events.js";
-import type { SqliteKit } from "./kit.js";
+import type { SqliteAccelerator, SqliteKit } from "./kit.js";
 import { migrate } from "./migrate.js";
 import { peopleOps } from "./people.js";
 import { type AnyFn, guarded, plainRunner, storeError, TxLock, transactionBodies } from "./transactions.js";
@@ -33,6 +33,8 @@ export interface SqliteStoreOptions {
   checkpointThreadFrames?: number | false;
   /** False: the plain store, without the accelerators of accelerators.ts. Default true. */
   accelerate?: boolean;
+  /** The accelerators to apply when `accelerate` is not false (default SQLITE_ACCELERATORS): tests compose their own. */
+  accelerators?: readonly SqliteAccelerator[];
 }
 
 function openDatabase(options: SqliteStoreOptions): Database.Database {
@@ -88,7 +90,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     quick: {},
     runner: plainRunner(lock, bodies, changes),
   };
-  if (options.accelerate !== false) for (const a of SQLITE_ACCELERATORS) a.apply(kit);
+  if (options.accelerate !== false) for (const a of options.accelerators ?? SQLITE_ACCELERATORS) a.apply(kit);
 
   const tx = transactionOps(kit.sync);
   const ops = {} as Record<string, AnyFn>;

@@ -67,31 +67,28 @@ export function transactionBodies(db: Database.Database, changes: SqliteChanges)
     release: db.prepare("RELEASE store_tx"),
     rollbackTo: db.prepare("ROLLBACK TO store_tx"),
   };
-  const begin = () => {
-    sql.begin.run();
-    changes.hold();
-  };
-  const commit = () => {
-    sql.commit.run();
-    changes.deliver();
-  };
-  const rollback = () => {
-    if (db.inTransaction) sql.rollback.run();
-    changes.discard();
-  };
-  return {
-    begin,
-    commit,
-    rollback,
+  const bodies = {
+    begin(): void {
+      sql.begin.run();
+      changes.hold();
+    },
+    commit(): void {
+      sql.commit.run();
+      changes.deliver();
+    },
+    rollback(): void {
+      if (db.inTransaction) sql.rollback.run();
+      changes.discard();
+    },
     /** A transaction by itself (the caller holds the lock): BEGIN IMMEDIATE, the body, COMMIT. */
     async alone<T>(fn: Body<T>, tx: StoreOps): Promise<T> {
       try {
-        begin();
+        bodies.begin();
         const result = await fn(tx);
-        commit();
+        bodies.commit();
         return result;
       } catch (err) {
-        rollback();
+        bodies.rollback();
         throw storeError(err);
       }
     },
@@ -112,6 +109,7 @@ export function transactionBodies(db: Database.Database, changes: SqliteChanges)
       }
     },
   };
+  return bodies;
 }
 
 export type TransactionBodies = ReturnType<typeof transactionBodies>;
