@@ -220,6 +220,7 @@ async function expectEveryRow(store: Store): Promise<void> {
     leaseMs: 1000,
     maxAttempts: 3,
     now: T0 + 10,
+    pollId: "poll-after-upgrade",
   });
   const { payload, ...first } = events[0]!;
   expect(claimed.events).toEqual([
@@ -231,6 +232,12 @@ async function expectEveryRow(store: Store): Promise<void> {
       leaseExpiresAt: T0 + 1010,
     },
   ]);
+  const again = { agentId: "agt_a", limit: 10, leaseMs: 1000, maxAttempts: 3, now: T0 + 20 };
+  expect(await store.claimEvents({ ...again, pollId: "poll-after-upgrade" })).toEqual({
+    ...claimed,
+    expiredLeases: 0,
+    newlyFailed: 0,
+  });
   expect(await store.getMessage(message.id)).toEqual(message);
   expect(await store.getMemory(memory.agentId)).toEqual(memory);
   expect(await store.getIdempotencyRecord(idempotency.agentId, idempotency.key)).toEqual(idempotency);
@@ -312,6 +319,7 @@ describe.skipIf(!url)(`postgres store upgrade from schema 003${skipped}`, () => 
       "pending-index",
       "pod-index-on-payloads",
       "identity-owners",
+      "poll-tagged-rows",
     ]);
     await migratePostgres(client, schema, 0, all.slice(0, 3));
     await client.query(`SET search_path TO ${quoteIdent(schema)}`);
