@@ -34,6 +34,11 @@ describe("sqlite store specifics", () => {
           .map((r: { detail: string }) => r.detail)
           .join("\n");
       const [claim, readBack] = [positional(CLAIM_PENDING_SQL.update), positional(CLAIM_PENDING_SQL.read)];
+      const claimForPoll = db
+        .prepare(`EXPLAIN QUERY PLAN ${CLAIM_PENDING_SQL.updateForPoll}`)
+        .all(5, "poll-1", "a", 9)
+        .map((r: { detail: string }) => r.detail)
+        .join("\n");
       db.close();
       // In seq order straight from the index: no sort, no table read.
       expect(pending).toBe("SEARCH events USING COVERING INDEX events_pending (agent_id=?)");
@@ -41,6 +46,8 @@ describe("sqlite store specifics", () => {
       // The claim of pending events walks only this agent's pending entries up to the last one read; its
       // read-back looks each claimed row up by seq.
       expect(claim).toBe("SEARCH events USING INDEX events_pending (agent_id=? AND seq<?)");
+      // A poll's claim records its pollId in the same UPDATE, by the same walk.
+      expect(claimForPoll).toBe("SEARCH events USING INDEX events_pending (agent_id=? AND seq<?)");
       expect(readBack).toMatch(/^SEARCH e USING INTEGER PRIMARY KEY \(rowid=\?\)/m);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -8,7 +8,8 @@
  * claims — in one process or on two replicas — never return the same event. A claim for a poll named by
  * `pollId` is the same statement with the replay in front (pollClaimSql).
  *
- * Must never: read the clock (every time is `now` from the service), or wait on a row lock inside a claim.
+ * Must never: read the clock (every time is `now` from the service), or wait on a row lock inside a claim
+ * (a claim under a pollId waits only for another under the same pollId, on that pollId's advisory lock).
  */
 import type { StoreOps } from "../../contract.js";
 import { DELIVERED_EVENT_COLUMNS, EVENT_ROWS } from "../../schema.js";
@@ -97,6 +98,17 @@ const POLL_DELIVERIES = `
 /** How often a replayed poll whose deliveries all ended before they were read is tried again. */
 const REPLAY_TRIES = 3;
 
+/** Each statement's text by limit, built once (the prepared statement is named by the limit too). */
+const plain = new Map<number, string>();
+const forPoll = new Map<number, string>();
+const textOf = (texts: Map<number, string>, limit: number, build: (limit: number) => string) => {
+  const known = texts.get(limit);
+  if (known !== undefined) return known;
+  const text = build(limit);
+  texts.set(limit, text);
+  return text;
+};
+
 export function claimOps(db: Db): ClaimOps {
   return {
     async claimEvents({ agentId, limit, leaseMs, maxAttempts, now, pollId }) {
@@ -107,8 +119,12 @@ export function claimOps(db: Db): ClaimOps {
         const params = [agentId, now, leaseMs, maxAttempts, start.from];
         const rows =
           pollId === undefined
-            ? await db.query(claimSql(limit), params, `cap_claim_${limit}`)
-            : await db.query(pollClaimSql(limit), [...params, pollId], `cap_poll_claim_${limit}`);
+            ? await db.query(textOf(plain, limit, claimSql), params, `cap_claim_${limit}`)
+            : await db.query(
+                textOf(forPoll, limit, pollClaimSql),
+                [...params, pollId],
+                `cap_poll_claim_${limit}`,
+              );
         const floor = rows[0]?.floor;
         if (floor !== null && floor !== undefined) db.floors.learn(agentId, start, Number(floor));
         if (rows[0]?.replay === true) {
