@@ -2,9 +2,10 @@
  * Upgrading a database in place: one at the previous schema version (built by applying the migrations
  * before the newest ones), with a row in every table, is opened by the store, which migrates it; every
  * row is then found through the store — renamed and rebuilt tables included, insertion order kept.
- * SQLite from 004 (before 005-aligned-names, 006-pending-index, 007-pod-index-on-payloads and
- * 008-identity-owners), PostgreSQL from 003 (before 004-event-payloads, 005-aligned-names,
- * 006-byte-order-ids, 007-pending-index, 008-pod-index-on-payloads and 009-identity-owners).
+ * SQLite from 004 (before 005-aligned-names, 006-pending-index, 007-pod-index-on-payloads,
+ * 008-identity-owners and 009-poll-by-lease), PostgreSQL from 003 (before 004-event-payloads,
+ * 005-aligned-names, 006-byte-order-ids, 007-pending-index, 008-pod-index-on-payloads, 009-identity-owners
+ * and 010-poll-tagged-rows); then a poll with a pollId claims, and its repeat replays, on the new schema.
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -262,11 +263,12 @@ describe("sqlite store upgrade from schema 004", () => {
         .filter((f) => f.endsWith(".sql"))
         .sort()
         .map((f) => f.replace(/\.sql$/, ""));
-      expect(versions.slice(-4)).toEqual([
+      expect(versions.slice(-5)).toEqual([
         "005-aligned-names",
         "006-pending-index",
         "007-pod-index-on-payloads",
         "008-identity-owners",
+        "009-poll-by-lease",
       ]);
       for (const v of versions.slice(0, versions.indexOf("005-aligned-names"))) {
         old.exec(readFileSync(new URL(`${v}.sql`, migrations), "utf8"));

@@ -14,7 +14,7 @@
 import type { StoreOps } from "../../contract.js";
 import { DELIVERED_EVENT_COLUMNS, EVENT_ROWS } from "../../schema.js";
 import type { Db } from "../db.js";
-import { EXHAUSTED, FENCE, LEASE, LEASED, PENDING, POLL_TAG, READY_AGAIN, RETIRE } from "../lease-rules.js";
+import { EXHAUSTED, FENCE, LEASE, PENDING, POLL_TAG, READY_AGAIN, RETIRE } from "../lease-rules.js";
 import { toDeliveredEvent } from "../rows.js";
 
 type ClaimOps = Pick<StoreOps, "claimEvents">;
@@ -51,7 +51,7 @@ function claimStatement(limit: number, gate: string): string {
   return `
   WITH ${
     forPoll
-      ? `tagged AS (SELECT * FROM poll_tagged_rows($1, $6)),
+      ? `tagged AS (SELECT * FROM poll_tagged_rows($1, $6, $2)),
   held AS (SELECT 1 FROM tagged WHERE ${FENCE("poll_attempts", "$2")} LIMIT 1),
   `
       : ""
@@ -91,8 +91,7 @@ function claimStatement(limit: number, gate: string): string {
 /** The deliveries still held under a pollId, read after pollClaimSql answered `replay`. */
 const POLL_DELIVERIES = `
   SELECT ${DELIVERED_EVENT_COLUMNS.postgres} FROM ${EVENT_ROWS}
-   WHERE agent_id = $1 AND poll_id = $2 AND ${LEASED} AND poll_id IS NOT NULL
-     AND ${FENCE("poll_attempts", "$3")}
+   WHERE agent_id = $1 AND poll_id = $2 AND ${FENCE("poll_attempts", "$3")}
    ORDER BY e.seq`;
 
 /** How often a replayed poll whose deliveries all ended before they were read is tried again. */

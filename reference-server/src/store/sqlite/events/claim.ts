@@ -73,6 +73,15 @@ export const CLAIM_PENDING_SQL = {
           WHERE e.seq IN (SELECT value FROM json_each(?))`,
 };
 
+/**
+ * The deliveries still held under a pollId, among the agent's running leases (events_leased, migrations/009):
+ * a driver holds few when it polls again. Exported for the plan test.
+ */
+export const POLL_DELIVERIES_SQL = `SELECT ${DELIVERED_EVENT_COLUMNS.sqlite}
+  FROM events e INDEXED BY events_leased JOIN event_payloads p ON p.seq = e.seq
+ WHERE agent_id = @agentId AND poll_id = @pollId AND ${FENCE("poll_attempts", "@now")}
+ ORDER BY e.seq`;
+
 /** The mixed claim (pending rows and ended leases), with the pollId recorded or without. */
 const claimSeqsSql = (set: string) => `UPDATE events SET ${set}
   WHERE seq IN (SELECT value FROM json_each(@seqs))
@@ -93,12 +102,7 @@ export function claimOps({ db, idle, isIdle }: SqliteContext): ClaimOps {
     claimPendingForPoll: db.prepare(CLAIM_PENDING_SQL.updateForPoll),
     claimedRows: db.prepare(CLAIM_PENDING_SQL.read).raw(),
     anyLeased: db.prepare(`SELECT 1 FROM events INDEXED BY events_leased WHERE agent_id = ? AND ${LEASED}`),
-    pollDeliveries: db.prepare(
-      `SELECT ${DELIVERED_EVENT_COLUMNS.sqlite} FROM events e INDEXED BY events_poll JOIN event_payloads p ON p.seq = e.seq
-       WHERE agent_id = @agentId AND poll_id = @pollId AND ${LEASED} AND poll_id IS NOT NULL
-         AND ${FENCE("poll_attempts", "@now")}
-       ORDER BY e.seq`,
-    ),
+    pollDeliveries: db.prepare(POLL_DELIVERIES_SQL),
   };
 
   const claimTx = db.transaction((input: ClaimInput): ClaimResult => {
