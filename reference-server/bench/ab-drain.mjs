@@ -2,16 +2,21 @@
 /**
  * Two builds of the kernel, compared on the drain in one phase of the machine:
  *
- *   node bench/ab-drain.mjs --a DIR [--b DIR] [--ack batch|each] [--store sqlite|postgres] [--slice 4000] [--slices 12]
+ *   node bench/ab-drain.mjs --a DIR [--b DIR] [--ack batch|each] [--store sqlite|postgres] [--driver bare|pollid|sdk]
+ *                           [--a-driver bare|pollid|sdk] [--slice 4000] [--slices 12]
  *
  * Each build (`DIR` holds its `bin.js`, as `dist/` does; `--b` defaults to this package's `dist/`) serves its
  * own database (SQLite by default; with `--store postgres`, a database of its own on the bench's PostgreSQL,
  * postgres.mjs) with the bench's drain queue (8 agents, the same pre-loaded events), both kernels run
  * at once, and the same 8 drivers drain `--slice` events from A, then from B, then from B, then from A, and
- * so on for `--slices` rounds, each kernel warm from the first slice. This machine's speed moves by a
- * third within minutes; whole runs of one build after the other measured that, not the change. Slices a few
- * seconds long, alternated, put both builds through the same phases. Reported: events/s of each over its
- * slices, its CPU per event (all threads, and the main thread alone), and B's rate over A's.
+ * so on for `--slices` rounds, each kernel warm from the first slice. `--driver`: the bench's drivers
+ * (`bare`), the same with a fresh `pollId` on every poll (`pollid`), or the SDK's `runDriver` with its
+ * defaults (`sdk`, which batches its acks where /info has batch-ack; `--ack` is then ignored).
+ * `--a-driver` drives A another way than B: with `--a` and `--b` one build, it compares two paths.
+ * This machine's speed moves by a third within minutes; whole runs of one build after the other measured
+ * that, not the change. Slices a few seconds long, alternated, put both builds through the same phases.
+ * Reported: events/s of each over its slices, its CPU per event (all threads, and the main thread alone),
+ * and B's rate over A's.
  *
  * A diagnostic for deciding whether a change is worth keeping; it writes no results file and no goal
  * depends on it. Must never leave a process or a temp dir behind (cleaned at exit, also on Ctrl-C).
@@ -21,10 +26,11 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { cleanupAll, cpuSeconds, installExitHandlers, onCleanup } from "./children.mjs";
-import { agentClient, drainDriver } from "./drivers.mjs";
 import { preload, provision } from "./fixture.mjs";
 import { kernelDist, startKernel } from "./kernel-process.mjs";
 import { createDatabase, findPostgres } from "./postgres.mjs";
+import { DRIVERS, drainAgents } from "./scenarios/drain.mjs";
+import { sdkMissing } from "./sdk-driver.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -32,6 +38,8 @@ const { values } = parseArgs({
     b: { type: "string", default: kernelDist },
     ack: { type: "string", default: "batch" },
     store: { type: "string", default: "sqlite" },
+    driver: { type: "string", default: "bare" },
+    "a-driver": { type: "string" },
     slice: { type: "string", default: "4000" },
     slices: { type: "string", default: "12" },
   },
@@ -42,12 +50,19 @@ if (
   !values.a ||
   !["batch", "each"].includes(values.ack) ||
   !["sqlite", "postgres"].includes(values.store) ||
-  !(slice > 0 && slice % 8 === 0) ||
+  !DRIVERS.includes(values.driver) ||
+  !DRIVERS.includes(values["a-driver"] ?? values.driver) ||
+  !(slice > 0 && slice % 80 === 0) ||
   !(slices > 0)
 ) {
   process.stderr.write(
-    "usage: ab-drain.mjs --a DIR [--b DIR] [--ack batch|each] [--store sqlite|postgres] [--slice N, a multiple of 8] [--slices N]\n",
+    "usage: ab-drain.mjs --a DIR [--b DIR] [--ack batch|each] [--store sqlite|postgres] [--driver bare|pollid|sdk] [--a-driver bare|pollid|sdk] [--slice N, a multiple of 80] [--slices N]\n",
   );
+  process.exit(2);
+}
+const driverOf = { A: values["a-driver"] ?? values.driver, B: values.driver };
+if (Object.values(driverOf).includes("sdk") && sdkMissing()) {
+  process.stderr.write(`${sdkMissing()}\n`);
   process.exit(2);
 }
 installExitHandlers();
@@ -74,9 +89,9 @@ async function setUp(name, dist) {
   const fx = await provision(db, { agents: 8, prefix: "ab", dist });
   await preload(db, { podId: fx.podId, agents: fx.agents, count: WARMUP + slice * slices, dist });
   const kernel = await startKernel(db, { name: `cap-kernel (${name})`, dist });
-  const agents = fx.agents.map((a) => agentClient(kernel.baseUrl, a.token));
+  const agents = await drainAgents(kernel, fx, { driver: driverOf[name], batchAck });
   const deadline = performance.now() + 60_000;
-  await Promise.all(agents.map((a) => drainDriver(a, { expected: WARMUP / 8, deadline, batchAck })));
+  await Promise.all(agents.map((a) => a.drain({ expected: WARMUP / 8, deadline })));
   return { name, dist, kernel, agents, seconds: 0, cpu: 0, main: 0, events: 0 };
 }
 
@@ -88,9 +103,7 @@ for (let i = 0; i < slices; i++) {
     const main0 = mainThreadSeconds(pid);
     const started = performance.now();
     const deadline = started + 60_000;
-    const runs = await Promise.all(
-      k.agents.map((a) => drainDriver(a, { expected: slice / 8, deadline, batchAck })),
-    );
+    const runs = await Promise.all(k.agents.map((a) => a.drain({ expected: slice / 8, deadline })));
     k.seconds += (Math.max(...runs.map((r) => r.lastAckAt)) - started) / 1000;
     k.cpu += cpuSeconds(pid) - cpu0;
     k.main += mainThreadSeconds(pid) - main0;
@@ -106,7 +119,7 @@ for (const k of builds) {
 }
 const [a, b] = builds;
 console.log(
-  `B ÷ A, events/s: ${(b.events / b.seconds / (a.events / a.seconds)).toFixed(3)} (ack ${values.ack}, ${values.store})`,
+  `B ÷ A, events/s: ${(b.events / b.seconds / (a.events / a.seconds)).toFixed(3)} (driver ${driverOf.A === driverOf.B ? driverOf.B : `A ${driverOf.A}, B ${driverOf.B}`}, ack ${values.ack}${Object.values(driverOf).includes("sdk") ? " (the SDK: its own)" : ""}, ${values.store})`,
 );
 for (const k of builds) for (const agent of k.agents) agent.close();
 await cleanupAll();

@@ -8,27 +8,19 @@
  *
  * A goal that even this queue misses by a margin is out of reach of a kernel on this machine: the kernel
  * does all that it does and more (tokens, validation, leases with attempts and fencing, replay, wake-ups).
- * A diagnostic: it writes no results file and no goal depends on it. PostgreSQL as the bench finds it
- * (postgres.mjs). Must never leave a process, a temp dir or a database behind (cleaned at exit, also on Ctrl-C).
+ * A diagnostic run of the ceiling alone (scenarios/ceiling.mjs; `pnpm bench` measures it too, as the
+ * yardstick of the drains' goals); it writes no results file. PostgreSQL as the bench finds it
+ * (postgres.mjs). Must never leave a process, a temp dir or a database behind (cleaned at exit, also on
+ * Ctrl-C).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
-import {
-  cleanupAll,
-  cpuSeconds,
-  freePort,
-  installExitHandlers,
-  onCleanup,
-  startChild,
-  waitUntil,
-  withOthersCpu,
-} from "./children.mjs";
-import { agentClient, drainDriver } from "./drivers.mjs";
+import { cleanupAll, installExitHandlers, onCleanup } from "./children.mjs";
 import { createDatabase, findPostgres } from "./postgres.mjs";
 import { MIN_SERVER_CORES, measureBaseline } from "./scenarios/baseline.mjs";
+import { ceiling } from "./scenarios/ceiling.mjs";
 import { SIZES } from "./sizes.mjs";
 import { round } from "./stats.mjs";
 
@@ -43,11 +35,11 @@ if (runs.some((r) => !ALL.includes(r))) {
 }
 installExitHandlers();
 const sizes = SIZES.full;
-const here = dirname(fileURLToPath(import.meta.url));
 const log = (line) => process.stdout.write(`[ceiling ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 
 let postgres;
-async function dbFor(store) {
+/** A fresh database for one drain: a temp SQLite file, or a new database on the bench's PostgreSQL. */
+async function newDb(store) {
   if (store === "sqlite") {
     const dir = mkdtempSync(join(tmpdir(), "cap-ceiling-"));
     onCleanup(() => rmSync(dir, { recursive: true, force: true }));
@@ -61,47 +53,13 @@ async function dbFor(store) {
 
 async function drainCeiling(run) {
   const [store, mode] = run.split("-");
-  const warmup = sizes.drainWarmupEvents;
-  const measure = sizes.drainEvents;
-  const port = await freePort();
-  const args = [join(here, "ceiling-server.mjs"), String(port), await dbFor(store), String(warmup + measure)];
-  if (mode === "shared") args.push("--ack-write", "shared");
-  const handle = startChild(`ceiling ${run}`, process.execPath, args);
-  try {
-    await waitUntil(`the ceiling server (${run})`, () => handle.output().includes("ready"), {
-      handle,
-      timeoutMs: 120_000,
-    });
-    const agents = Array.from({ length: 8 }, (_, i) => agentClient(`http://127.0.0.1:${port}`, `t-${i + 1}`));
-    const batchAck = mode === "batch";
-    try {
-      const warmDeadline = performance.now() + sizes.drainTimeoutMs;
-      await Promise.all(
-        agents.map((a) => drainDriver(a, { expected: warmup / 8, deadline: warmDeadline, batchAck })),
-      );
-      const cpu0 = cpuSeconds(handle.pid);
-      const self0 = process.cpuUsage();
-      const started = performance.now();
-      const deadline = started + sizes.drainTimeoutMs;
-      const { result, others } = await withOthersCpu([handle.pid], () =>
-        Promise.all(agents.map((a) => drainDriver(a, { expected: measure / 8, deadline, batchAck }))),
-      );
-      const seconds = (Math.max(...result.map((r) => r.lastAckAt)) - started) / 1000;
-      const acked = result.reduce((n, r) => n + r.acked, 0);
-      if (acked !== measure) throw new Error(`${run}: ${acked} of ${measure} acked`);
-      const self = process.cpuUsage(self0);
-      return {
-        perSecond: acked / seconds,
-        serverCpu: (cpuSeconds(handle.pid) - cpu0) / seconds,
-        generatorCpu: (self.user + self.system) / 1e6 / seconds,
-        others,
-      };
-    } finally {
-      for (const a of agents) a.close();
-    }
-  } finally {
-    await handle.stop();
-  }
+  const r = await ceiling({ sizes, log, newDb }, store, mode);
+  return {
+    perSecond: r.eventsPerSecond,
+    serverCpu: r.serverCpu,
+    generatorCpu: r.generatorCpu,
+    others: r.others,
+  };
 }
 
 try {

@@ -1,9 +1,11 @@
 /**
  * Minimal CAP drivers for the bench, speaking the six-route surface over HTTP with the load generator's
- * client: a drain driver (long-poll, ack every event) and a conversational driver (answer each mention by
- * mentioning the next agent, then ack). Like a real driver each one works sequentially on its own
- * keep-alive connection. Must never loop unbounded: every loop checks a deadline and a count.
+ * client: a drain driver (long-poll, ack every event; optionally each poll named by a fresh `pollId`, as
+ * the SDK polls) and a conversational driver (answer each mention by mentioning the next agent, then
+ * ack). Like a real driver each one works sequentially on its own keep-alive connection. Must never loop
+ * unbounded: every loop checks a deadline and a count.
  */
+import { randomUUID } from "node:crypto";
 import { CAP_BASE_PATH } from "@commonly/cap-spec/constants";
 import { createClient } from "./load.mjs";
 
@@ -22,8 +24,14 @@ export function agentClient(baseUrl, token) {
   };
   return {
     client,
-    poll: (limit, waitSeconds) =>
-      call("GET", `/events?limit=${limit}&waitSeconds=${waitSeconds}`, undefined, 200),
+    /** `pollId`: the poll's id (poll-replay); a retry would send the same one. */
+    poll: (limit, waitSeconds, pollId) =>
+      call(
+        "GET",
+        `/events?limit=${limit}&waitSeconds=${waitSeconds}${pollId ? `&pollId=${pollId}` : ""}`,
+        undefined,
+        200,
+      ),
     ack: (id) => call("POST", `/events/${encodeURIComponent(id)}/ack`, ACK_BODY, 200),
     /** One batch ack (`batch-ack` feature) for `ids`; throws unless every item answered ok. */
     ackMany: async (ids) => {
@@ -42,19 +50,23 @@ export function agentClient(baseUrl, token) {
   };
 }
 
+/** A fresh poll id, a UUID as the SDK makes them. */
+export const newPollId = () => randomUUID();
+
 /**
  * Drains `expected` events of one agent: long-poll `limit=50`, ack each event (or, with `batchAck`, all of
  * the poll's events in one `POST /events/ack`), until `expected` are acked, `deadline`
- * (performance.now()) passes or `shouldStop()` says so. Returns {acked, lastAckAt}.
+ * (performance.now()) passes or `shouldStop()` says so. With `pollIds`, each poll carries a fresh
+ * `pollId`. Returns {acked, lastAckAt}.
  */
 export async function drainDriver(
   agent,
-  { expected, deadline, shouldStop = () => false, waitSeconds = 1, batchAck = false },
+  { expected, deadline, shouldStop = () => false, waitSeconds = 1, batchAck = false, pollIds = false },
 ) {
   let acked = 0;
   let lastAckAt = performance.now();
   while (acked < expected && performance.now() < deadline && !shouldStop()) {
-    const r = await agent.poll(50, waitSeconds);
+    const r = await agent.poll(50, waitSeconds, pollIds ? newPollId() : undefined);
     const events = r.body.events.slice(0, expected - acked);
     if (batchAck) {
       if (events.length > 0) await agent.ackMany(events.map((e) => e.id));

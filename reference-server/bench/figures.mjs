@@ -21,6 +21,10 @@ export const GOALS = {
   idleWakeSqlite: { of: "value", op: "<=", target: 10 },
   idleWakePostgres: { of: "value", op: "<=", target: 30 },
   idleRss: { of: "value", op: "<=", target: 250 },
+  /** The SDK's drain over the bench's own drain of the same store and ack mode (comparisons below). */
+  sdkOverBare: { of: "value", op: ">=", target: 0.9 },
+  /** Every drain over the least queue's drain of the same store and ack mode, in the same run. */
+  drainOverCeiling: { of: "value", op: ">=", target: 0.85 },
 };
 
 export const IDS = {
@@ -40,8 +44,17 @@ export const IDS = {
   ],
   redelivery: ["redelivery-sqlite-p50", "redelivery-sqlite-p99"],
   footprint: ["rss-idle-sqlite", "rss-100k-pending-sqlite", "db-bytes-per-event-sqlite"],
+  drainPollidSqlite: ["drain-pollid-sqlite-events", "drain-pollid-sqlite-requests"],
+  drainSdkSqlite: ["drain-sdk-sqlite-events", "drain-sdk-sqlite-requests"],
+  ceilingSqliteEach: ["ceiling-sqlite-each-events"],
+  ceilingSqliteBatch: ["ceiling-sqlite-batch-events"],
   drainPostgres: ["drain-postgres-events", "drain-postgres-requests"],
   drainBatchPostgres: ["drain-batch-postgres-events", "drain-batch-postgres-requests"],
+  drainPollidPostgres: ["drain-pollid-postgres-events", "drain-pollid-postgres-requests"],
+  drainSdkPostgres: ["drain-sdk-postgres-events", "drain-sdk-postgres-requests"],
+  ceilingPostgresEach: ["ceiling-postgres-each-events"],
+  ceilingPostgresShared: ["ceiling-postgres-shared-events"],
+  ceilingPostgresBatch: ["ceiling-postgres-batch-events"],
   idleSqlite: ["idle-sqlite-cpu", "idle-sqlite-wake-p50", "idle-sqlite-wake-p99", "idle-sqlite-rss"],
   idlePostgres: [
     "idle-postgres-replicas-cpu",
@@ -60,21 +73,29 @@ export const IDS = {
 const ms = (v) => round(v, 2);
 const storeLabel = (store) => (store === "sqlite" ? "SQLite" : "PostgreSQL");
 
+/** The drains by driver: the bench's own (one ack, batch ack), with a pollId per poll, and the SDK's. */
+const DRAINS = {
+  each: { prefix: "drain", group: "Throughput, drain" },
+  batch: { prefix: "drain-batch", group: "Throughput, drain with batch ack" },
+  pollid: { prefix: "drain-pollid", group: "Throughput, drain with a pollId per poll" },
+  sdk: { prefix: "drain-sdk", group: "Throughput, drain by the SDK's runDriver" },
+};
+
 /**
  * `baselines`: indices of the baseline measurements taken just before and just after the scenario.
- * `batch`: the drain acked with one batch ack per poll (ids `drain-batch-*`).
+ * `batch`: the drain acked with one batch ack per poll (ids `drain-batch-*`); `driver`: `pollid` or `sdk`
+ * for those drains (ids `drain-pollid-*`, `drain-sdk-*`), whose goals are comparisons (COMPARISONS).
  */
-export function drainFigures(store, r, baselines, extraNotes = "", { batch = false } = {}) {
-  const group = batch ? "Throughput, drain with batch ack" : "Throughput, drain";
-  const common = { group, store, relative: baselines };
-  const prefix = batch ? `drain-batch-${store}` : `drain-${store}`;
-  const goal = batch
-    ? store === "sqlite"
-      ? GOALS.drainBatchSqlite
-      : GOALS.drainBatchPostgres
-    : store === "sqlite"
-      ? GOALS.drainSqlite
-      : GOALS.drainPostgres;
+export function drainFigures(store, r, baselines, extraNotes = "", { batch = false, driver = "bare" } = {}) {
+  const kind = driver === "bare" ? (batch ? "batch" : "each") : driver;
+  const { group, prefix: stem } = DRAINS[kind];
+  // The ack mode the comparisons match on: the SDK batches where the kernel advertises batch-ack.
+  const common = { group, store, relative: baselines, _ack: r.ackMode ?? (batch ? "batch" : "each") };
+  const prefix = `${stem}-${store}`;
+  const goal = {
+    each: store === "sqlite" ? GOALS.drainSqlite : GOALS.drainPostgres,
+    batch: store === "sqlite" ? GOALS.drainBatchSqlite : GOALS.drainBatchPostgres,
+  }[kind];
   return [
     {
       id: `${prefix}-events`,
@@ -82,7 +103,7 @@ export function drainFigures(store, r, baselines, extraNotes = "", { batch = fal
       unit: "events/s",
       value: round(r.eventsPerSecond),
       ...common,
-      goal,
+      ...(goal ? { goal } : {}),
       notes: r.notes + extraNotes,
     },
     {
@@ -297,6 +318,27 @@ export function idleFigures(store, r) {
       ...common,
       goal: GOALS.idleRss,
       notes: `at the end of the CPU window; per replica ${r.rss.map((m) => round(m, 1)).join(" / ")} MiB`,
+    },
+  ];
+}
+
+/**
+ * The least queue's drain (scenarios/ceiling.mjs), as a figure of its own with its ratio to the baseline;
+ * the drains' comparisons divide by it (comparisons.mjs).
+ */
+export function ceilingFigures(store, mode, r, baselines) {
+  const how = { each: "one ack per event", shared: "one ack per event, shared writes", batch: "batch ack" };
+  return [
+    {
+      id: `ceiling-${store}-${mode}-events`,
+      group: "Throughput, the least queue (ceiling)",
+      name: `${storeLabel(store)}, ${how[mode]}, events acked/s`,
+      unit: "events/s",
+      value: round(r.eventsPerSecond),
+      store,
+      relative: baselines,
+      _ack: mode === "batch" ? "batch" : "each",
+      notes: r.notes,
     },
   ];
 }

@@ -12,6 +12,7 @@
 
 import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, freemem, loadavg, totalmem } from "node:os";
+import { compare } from "./comparisons.mjs";
 import { MIN_SERVER_CORES } from "./scenarios/baseline.mjs";
 import { round } from "./stats.mjs";
 
@@ -49,6 +50,8 @@ export function createReport({ command }) {
       const invalid = invalidReasons(baselines, calibration);
       const rows = results.map(({ relative, ...r }) => {
         const done = { ...r };
+        // Fields for this module only (`_ack`: a drain's ack mode, for the comparisons), not for the file.
+        for (const key of Object.keys(done)) if (key.startsWith("_")) delete done[key];
         if (relative && invalid.length > 0) {
           // No ratio from a baseline that was not a ceiling: the figure stands alone, unjudged.
           const which = relative.map((i) => Math.round(baselines[i].perSecond)).join(" and ");
@@ -65,6 +68,9 @@ export function createReport({ command }) {
         if (done.goal) done.goalMet = meets(done);
         return done;
       });
+      // Ratios of two figures of this run (comparisons.mjs): valid whatever the baseline was.
+      const compared = compare(results);
+      for (const row of compared.rows) rows.push(row.goal ? { ...row, goalMet: meets(row) } : row);
       if (baselines.length > 0) {
         const values = baselines.map((b) => b.perSecond);
         const spread = (Math.max(...values) - Math.min(...values)) / mean(values);
@@ -117,7 +123,7 @@ export function createReport({ command }) {
             .join(" / ")} (1/5/15 min); free memory at end ${round(freemem() / 2 ** 30, 1)} GiB`,
         },
         results: rows,
-        skipped,
+        skipped: [...skipped, ...compared.skipped],
       };
     },
   };

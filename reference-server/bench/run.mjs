@@ -13,6 +13,7 @@
  *   node bench/run.mjs                 full run (a few minutes on 2 cores), writes the docs files
  *   node bench/run.mjs --quick         tiny sizes to check the harness; writes to a temp file only
  *   node bench/run.mjs --only drain,wake --out /tmp/r.json        (SQLite only: add `postgres` for its variants)
+ *   node bench/run.mjs --only drain,batch,pollid,sdk,ceiling,postgres   (the drains and their yardsticks)
  *   node bench/run.mjs --only postgres                             (every PostgreSQL variant)
  *
  * PostgreSQL comes from CAP_BENCH_PG_URL / CAP_TEST_PG_URL or a throwaway cluster; without one, its
@@ -28,6 +29,7 @@ import { calibrate } from "./calibrate.mjs";
 import { cleanupAll, installExitHandlers, isExiting, onCleanup } from "./children.mjs";
 import {
   backlogFigures,
+  ceilingFigures,
   conversationalFigures,
   drainFigures,
   footprintFigures,
@@ -41,6 +43,7 @@ import { createDatabase, findPostgres } from "./postgres.mjs";
 import { createReport, renderTable, updateDocs, writeJson } from "./results.mjs";
 import { backlog } from "./scenarios/backlog.mjs";
 import { measureBaseline } from "./scenarios/baseline.mjs";
+import { ceiling } from "./scenarios/ceiling.mjs";
 import { conversational } from "./scenarios/conversational.mjs";
 import { drain, SkipScenario } from "./scenarios/drain.mjs";
 import { footprint } from "./scenarios/footprint.mjs";
@@ -52,34 +55,52 @@ import { SIZES } from "./sizes.mjs";
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = join(here, "..", "..");
 
+const pgNotes = (ctx) => `; one replica; PostgreSQL: ${ctx.pgSource}`;
+
+/** A drain step: `kind` each (the bench's one-ack drain), batch, pollid (a pollId per poll) or sdk. */
+const drainStep = (store, kind, ids) => ({
+  scenario: kind === "each" ? "drain" : kind,
+  store,
+  ids,
+  ratio: true,
+  run: async (ctx, { before, after }) => {
+    const r = await drain(ctx, store, {
+      batchAck: kind === "batch",
+      driver: kind === "pollid" || kind === "sdk" ? kind : "bare",
+    });
+    if (kind === "each") ctx.rates[store] = r.eventsPerSecond;
+    return drainFigures(store, r, [before, await after()], store === "postgres" ? pgNotes(ctx) : "", {
+      batch: kind === "batch",
+      driver: kind === "pollid" || kind === "sdk" ? kind : "bare",
+    });
+  },
+});
+
+/** The least queue's drain of one ack mode, next to the kernel's drains it is the yardstick of. */
+const ceilingStep = (store, mode, ids) => ({
+  scenario: "ceiling",
+  store,
+  ids,
+  ratio: true,
+  run: async (ctx, { before, after }) =>
+    ceilingFigures(store, mode, await ceiling(ctx, store, mode), [before, await after()]),
+});
+
 /**
  * The run, in order. `scenario`: the name `--only` selects; `store`: sqlite or postgres (PostgreSQL steps
  * run only with `postgres` selected and a server found); `ratio`: the step's figures are ratios to the
  * baselines measured just before and after it. `run(ctx, step)` resolves the step's result rows.
- * A new scenario is one entry here plus its scenarios/NAME.mjs and its ids in figures.mjs.
+ * A new scenario is one entry here plus its scenarios/NAME.mjs and its ids in figures.mjs. Each drain
+ * and the least queue of its ack mode run next to each other, so their comparison (comparisons.mjs)
+ * is taken in one phase of the machine.
  */
 const STEPS = [
-  {
-    scenario: "drain",
-    store: "sqlite",
-    ids: IDS.drainSqlite,
-    ratio: true,
-    run: async (ctx, { before, after }) => {
-      const r = await drain(ctx, "sqlite");
-      ctx.rates.sqlite = r.eventsPerSecond;
-      return drainFigures("sqlite", r, [before, await after()]);
-    },
-  },
-  {
-    scenario: "batch",
-    store: "sqlite",
-    ids: IDS.drainBatchSqlite,
-    ratio: true,
-    run: async (ctx, { before, after }) =>
-      drainFigures("sqlite", await drain(ctx, "sqlite", { batchAck: true }), [before, await after()], "", {
-        batch: true,
-      }),
-  },
+  drainStep("sqlite", "each", IDS.drainSqlite),
+  drainStep("sqlite", "pollid", IDS.drainPollidSqlite),
+  ceilingStep("sqlite", "each", IDS.ceilingSqliteEach),
+  drainStep("sqlite", "batch", IDS.drainBatchSqlite),
+  drainStep("sqlite", "sdk", IDS.drainSdkSqlite),
+  ceilingStep("sqlite", "batch", IDS.ceilingSqliteBatch),
   {
     scenario: "conversational",
     store: "sqlite",
@@ -94,36 +115,13 @@ const STEPS = [
     ids: IDS.backlog,
     run: async (ctx) => backlogFigures(await backlog(ctx, "sqlite"), ctx.sizes),
   },
-  {
-    scenario: "drain",
-    store: "postgres",
-    ids: IDS.drainPostgres,
-    ratio: true,
-    run: async (ctx, { before, after }) => {
-      const r = await drain(ctx, "postgres");
-      ctx.rates.postgres = r.eventsPerSecond;
-      return drainFigures(
-        "postgres",
-        r,
-        [before, await after()],
-        `; one replica; PostgreSQL: ${ctx.pgSource}`,
-      );
-    },
-  },
-  {
-    scenario: "batch",
-    store: "postgres",
-    ids: IDS.drainBatchPostgres,
-    ratio: true,
-    run: async (ctx, { before, after }) =>
-      drainFigures(
-        "postgres",
-        await drain(ctx, "postgres", { batchAck: true }),
-        [before, await after()],
-        `; one replica; PostgreSQL: ${ctx.pgSource}`,
-        { batch: true },
-      ),
-  },
+  drainStep("postgres", "each", IDS.drainPostgres),
+  drainStep("postgres", "pollid", IDS.drainPollidPostgres),
+  ceilingStep("postgres", "each", IDS.ceilingPostgresEach),
+  ceilingStep("postgres", "shared", IDS.ceilingPostgresShared),
+  drainStep("postgres", "batch", IDS.drainBatchPostgres),
+  drainStep("postgres", "sdk", IDS.drainSdkPostgres),
+  ceilingStep("postgres", "batch", IDS.ceilingPostgresBatch),
   {
     scenario: "wake",
     store: "sqlite",

@@ -10,24 +10,52 @@
  * was compiled: in a 1.5 s batch-ack drain the kernel used 1.15 cores, its optimising compiler among them.
  *
  * Options: `pending` events pre-loaded (default `sizes.drainEvents`) of which `measure` are drained (default
- * all; the backlog scenario drains the same count from a small and a large queue), and `batchAck` (one
- * `POST /events/ack` per poll; the kernel must advertise `batch-ack` in /info, else SkipScenario).
+ * all; the backlog scenario drains the same count from a small and a large queue), `batchAck` (one
+ * `POST /events/ack` per poll; the kernel must advertise `batch-ack` in /info, else SkipScenario) and
+ * `driver`: `bare` (the bench's drivers), `pollid` (the same, each poll with a fresh `pollId`, as every SDK
+ * poll has) or `sdk` (`runDriver` from the SDK with its defaults, sdk-driver.mjs: 10 events a poll, a
+ * batch ack per poll where the kernel has them).
  */
 import { cpuSeconds, rssMiB, withOthersCpu } from "../children.mjs";
 import { agentClient, drainDriver } from "../drivers.mjs";
 import { preload, provision } from "../fixture.mjs";
 import { startKernel } from "../kernel-process.mjs";
+import { sdkAgent, sdkMissing } from "../sdk-driver.mjs";
 import { round } from "../stats.mjs";
 
 const POLL_LIMIT = 50; // drainDriver's poll size
+export const DRIVERS = ["bare", "pollid", "sdk"];
+
+/**
+ * The drivers of one drain, one per agent, each with `drain({expected, deadline})` → {acked, lastAckAt},
+ * `requests` and `close()`.
+ */
+export async function drainAgents(kernel, fx, { driver = "bare", batchAck = false } = {}) {
+  if (driver === "sdk") return Promise.all(fx.agents.map((a) => sdkAgent(kernel.baseUrl, a.token)));
+  const pollIds = driver === "pollid";
+  return fx.agents.map((a) => {
+    const agent = agentClient(kernel.baseUrl, a.token);
+    return {
+      info: () => agent.info(),
+      drain: (run) => drainDriver(agent, { ...run, batchAck, pollIds }),
+      get requests() {
+        return agent.requests;
+      },
+      close: () => agent.close(),
+    };
+  });
+}
 
 /** Thrown when the kernel under test lacks what a scenario needs; run.mjs lists its figures as skipped. */
 export class SkipScenario extends Error {}
 
 export async function drain({ sizes, log, newDb }, store, options = {}) {
-  const { pending = sizes.drainEvents, batchAck = false } = options;
+  const { pending = sizes.drainEvents, batchAck = false, driver = "bare" } = options;
+  if (!DRIVERS.includes(driver)) throw new Error(`drain: unknown driver ${driver}`);
+  if (driver === "sdk" && sdkMissing()) throw new SkipScenario(sdkMissing());
   const measure = options.measure ?? pending;
-  const label = `drain${batchAck ? " (batch ack)" : ""} ${store}${measure < pending ? `, ${pending} pending` : ""}`;
+  const how = driver === "sdk" ? " (SDK runDriver)" : driver === "pollid" ? " (pollId)" : "";
+  const label = `drain${how}${batchAck ? " (batch ack)" : ""} ${store}${measure < pending ? `, ${pending} pending` : ""}`;
   const db = await newDb(store, "drain");
   const fx = await provision(db, { agents: 8, prefix: "drain" });
   const warmup = sizes.drainWarmupEvents;
@@ -37,15 +65,19 @@ export async function drain({ sizes, log, newDb }, store, options = {}) {
     (await preload(db, { podId: fx.podId, agents: fx.agents, count: warmup, tag: "w" })) +
     (await preload(db, { podId: fx.podId, agents: fx.agents, count: pending }));
   const kernel = await startKernel(db, { name: `cap-kernel (${label})` });
-  const agents = fx.agents.map((a) => agentClient(kernel.baseUrl, a.token));
-  if (batchAck) {
-    const { body } = await agents[0].info();
-    if (!body.features?.includes("batch-ack")) {
-      for (const a of agents) a.close();
-      await kernel.handle.stop();
-      throw new SkipScenario("kernel lacks batch-ack");
-    }
+  // The ack mode: the bench's drivers do as told (batch only where the kernel has it); the SDK's batches
+  // wherever /info advertises batch-ack, so its drain compares with the batch drain there.
+  const probe = agentClient(kernel.baseUrl, fx.agents[0].token);
+  const hasBatch = await probe
+    .info()
+    .then(({ body }) => body.features?.includes("batch-ack") === true)
+    .finally(() => probe.close());
+  if (batchAck && !hasBatch) {
+    await kernel.handle.stop();
+    throw new SkipScenario("kernel lacks batch-ack");
   }
+  const ackMode = driver === "sdk" ? (hasBatch ? "batch" : "each") : batchAck ? "batch" : "each";
+  const agents = await drainAgents(kernel, fx, { driver, batchAck });
   let peakRss = rssMiB(kernel.handle.pid);
   const sampler = setInterval(() => {
     try {
@@ -55,9 +87,7 @@ export async function drain({ sizes, log, newDb }, store, options = {}) {
   try {
     const warmDeadline = performance.now() + sizes.drainTimeoutMs;
     const warm = await Promise.all(
-      agents.map((a) =>
-        drainDriver(a, { expected: warmup / agents.length, deadline: warmDeadline, batchAck }),
-      ),
+      agents.map((a) => a.drain({ expected: warmup / agents.length, deadline: warmDeadline })),
     );
     if (warm.some((r) => r.acked !== warmup / agents.length))
       throw new Error(`drain warm-up: ${warm.map((r) => r.acked).join(", ")} acked per agent`);
@@ -68,7 +98,7 @@ export async function drain({ sizes, log, newDb }, store, options = {}) {
     const started = performance.now();
     const deadline = started + sizes.drainTimeoutMs;
     const { result: runs, others } = await withOthersCpu([kernel.handle.pid], () =>
-      Promise.all(agents.map((a) => drainDriver(a, { expected: perAgent, deadline, batchAck }))),
+      Promise.all(agents.map((a) => a.drain({ expected: perAgent, deadline }))),
     );
     const ended = Math.max(...runs.map((r) => r.lastAckAt));
     const seconds = (ended - started) / 1000;
@@ -84,12 +114,20 @@ export async function drain({ sizes, log, newDb }, store, options = {}) {
     const notes =
       `${acked} of ${measure} events acked in ${round(seconds, 2)} s after a warm-up drain of ${warmup}` +
       (measure < pending ? ` from a queue of ${pending} pending` : "") +
-      (batchAck ? "; one batch ack per poll of 50" : "; one ack per event") +
+      (driver === "sdk"
+        ? `; SDK runDriver with its defaults (polls of 10, each with a pollId; ${ackMode === "batch" ? "a batch ack per poll" : "one ack per event"})`
+        : `${driver === "pollid" ? "; each poll with a fresh pollId" : ""}${batchAck ? "; one batch ack per poll of 50" : "; one ack per event"}`) +
       `${complete ? "" : ` (stopped at the ${sizes.drainTimeoutMs / 1000} s bound)`}; ` +
       `${requests} requests; kernel used ${round(cpu * 100)} % of a core, ${round((cpu * seconds * 1e6) / Math.max(1, acked))} µs of CPU per event (generator ${round(generatorCpu * 100)} %), ` +
       `other processes${store === "postgres" ? " (PostgreSQL among them)" : ""} ${round(others * 100)} %; peak RSS ${round(peakRss, 1)} MiB; ` +
       `pre-load took ${round(preloadSeconds, 1)} s`;
-    return { eventsPerSecond: acked / seconds, requestsPerSecond: requests / seconds, notes, complete };
+    return {
+      eventsPerSecond: acked / seconds,
+      requestsPerSecond: requests / seconds,
+      notes,
+      complete,
+      ackMode,
+    };
   } finally {
     clearInterval(sampler);
     for (const a of agents) a.close();

@@ -1,14 +1,15 @@
 /**
- * Events: poll (claim with leases, long-poll), ack, renew (the wire shape is profiles/events-answer.ts). The lease rules
- * themselves live in the store's claimEvents (one atomic step); this service decides timing and waiting.
+ * Events: poll (claim with leases, long-poll, the replay of a poll named by `pollId`), ack, renew (the wire
+ * shape is profiles/events-answer.ts); release and batch ack in queue-verbs.ts. The lease rules and the
+ * replay live in the store's claimEvents (one atomic step); this service decides timing and waiting.
  * Must never deliver an event twice inside one lease, or answer a poll after its wait has ended.
  */
 import { fail } from "../errors/registry.js";
 import type { DeliveredEvent } from "../store/contract.js";
-import { claimUnderPollId, deliveryVerbs } from "./deliveries.js";
 import type { AgentCaller, ServiceDeps } from "./deps.js";
 import { type EventsObserver, noopObserver } from "./events-observer.js";
 import { createLongPollSlots } from "./long-poll-slots.js";
+import { queueVerbs } from "./queue-verbs.js";
 import type { Cancellation, WakeHub } from "./wake-hub.js";
 
 export interface PollInput {
@@ -37,15 +38,18 @@ export function createEventsService(
     pollId?: string,
     subscribed = 0,
   ): Promise<DeliveredEvent[]> {
-    const input = { agentId, limit, leaseMs, maxAttempts: config.maxAttempts, now };
-    let events: DeliveredEvent[];
-    if (pollId !== undefined) events = await claimUnderPollId(deps, input, pollId, observer);
-    else {
-      const r = await store.claimEvents(input);
-      if (r.expiredLeases) observer.leaseExpired(r.expiredLeases);
-      if (r.newlyFailed) observer.deadLettered(r.newlyFailed);
-      events = r.events;
-    }
+    // A poll with a pollId is the same one store op: it replays while that poll's deliveries are held.
+    const r = await store.claimEvents({
+      agentId,
+      limit,
+      leaseMs,
+      maxAttempts: config.maxAttempts,
+      now,
+      pollId,
+    });
+    if (r.expiredLeases) observer.leaseExpired(r.expiredLeases);
+    if (r.newlyFailed) observer.deadLettered(r.newlyFailed);
+    const events = r.events;
     // Another poll of this agent may be waiting: the lease taken now is a ready instant it must hear of
     // (a waiting poll reads the next lease end only at its own claim, and the backstop may not sweep).
     const until = events[0]?.leaseExpiresAt;
@@ -118,7 +122,7 @@ export function createEventsService(
       return r.leaseExpiresAt;
     },
 
-    ...deliveryVerbs(deps, observer),
+    ...queueVerbs(deps, observer),
   };
 }
 

@@ -1,7 +1,7 @@
 /**
- * The store contract of release, batch ack and poll replay: releaseEvent (fenced like renew,
- * ready again at availableAt, failed at once on the last attempt), ackEvents (one transaction, per-item
- * results, first ack wins) and the pollId deliveries behind retry-safe polls. Called by runStoreContract.
+ * The store contract of release and batch ack: releaseEvent (fenced like renew, ready again at
+ * availableAt, failed at once on the last attempt) and ackEvents (one transaction, per-item results, first
+ * ack wins). Called by runStoreContract; the replay of polls is contract-suite-poll-replay.ts.
  */
 import { describe, expect, it } from "vitest";
 import type { Store, StoreOps } from "../../src/store/contract.js";
@@ -22,15 +22,6 @@ export function runQueueVerbContract(store: () => Store): void {
     reason: string | null = null,
     agentId = "agt_a",
   ) => store().releaseEvent({ agentId, eventId, attempts, now, availableAt, reason, maxAttempts: MAX });
-  /** What a poll with a pollId does, in one transaction (the events service's claimUnderPollId). */
-  const pollUnder = (agentId: string, pollId: string, now: number, limit = 10) =>
-    store().transaction(async (tx) => {
-      const held = await tx.findPollDeliveries({ agentId, pollId, now });
-      if (held.length > 0) return held;
-      const r = await claim(agentId, now, limit, tx);
-      await tx.tagPollDeliveries({ agentId, pollId, eventIds: r.events.map((e) => e.id) });
-      return r.events;
-    });
 
   describe("release", () => {
     it("ends the delivery and makes the event ready at availableAt, then claimable with attempts + 1", async () => {
@@ -159,60 +150,6 @@ export function runQueueVerbContract(store: () => Store): void {
         })
         .catch(() => undefined);
       expect((await s.getEvent(a!.id))?.state).toBe("pending");
-    });
-  });
-
-  describe("poll deliveries", () => {
-    it("finds the deliveries still held under a pollId, and only those", async () => {
-      const s = store();
-      const evs = events("agt_a", "pod_a", 4);
-      await s.enqueueEvents(evs);
-      const first = await pollUnder("agt_a", "p1", T0, 3);
-      expect(first.map((e) => e.id)).toEqual(evs.slice(0, 3).map((e) => e.id));
-      const replay = await pollUnder("agt_a", "p1", T0 + 10, 3);
-      expect(replay.map((e) => [e.id, e.attempts, e.leaseExpiresAt])).toEqual(
-        first.map((e) => [e.id, e.attempts, e.leaseExpiresAt]),
-      );
-      await s.ackEvent({ agentId: "agt_a", eventId: evs[0]!.id, now: T0 + 20, result: null });
-      await release(evs[1]!.id, 1, T0 + 20, T0 + 20);
-      await s.renewLease({
-        agentId: "agt_a",
-        eventId: evs[2]!.id,
-        attempts: 1,
-        leaseMs: LEASE,
-        now: T0 + 30,
-      });
-      expect(
-        (await s.findPollDeliveries({ agentId: "agt_a", pollId: "p1", now: T0 + 40 })).map((e) => [
-          e.id,
-          e.leaseExpiresAt,
-        ]),
-      ).toEqual([[evs[2]!.id, T0 + 30 + LEASE]]);
-      expect(await s.findPollDeliveries({ agentId: "agt_b", pollId: "p1", now: T0 + 40 })).toEqual([]);
-      expect(await s.findPollDeliveries({ agentId: "agt_a", pollId: "p2", now: T0 + 40 })).toEqual([]);
-    });
-
-    it("forgets a pollId once its deliveries ended, even when a later claim leases the same events", async () => {
-      const s = store();
-      const evs = events("agt_a", "pod_a", 2);
-      await s.enqueueEvents(evs);
-      await pollUnder("agt_a", "p1", T0);
-      expect(await s.findPollDeliveries({ agentId: "agt_a", pollId: "p1", now: T0 + LEASE })).toEqual([]);
-      const fresh = await pollUnder("agt_a", "p1", T0 + LEASE);
-      expect(fresh.map((e) => e.attempts)).toEqual([2, 2]);
-      await claim("agt_a", T0 + 3 * LEASE);
-      expect(await s.findPollDeliveries({ agentId: "agt_a", pollId: "p1", now: T0 + 3 * LEASE })).toEqual([]);
-    });
-
-    it("gives two concurrent polls with the same pollId the same deliveries", async () => {
-      const s = store();
-      await s.enqueueEvents(events("agt_a", "pod_a", 6));
-      const [x, y] = await Promise.all([
-        pollUnder("agt_a", "same", T0, 3),
-        pollUnder("agt_a", "same", T0, 3),
-      ]);
-      expect(x.map((e) => e.id)).toEqual(y!.map((e) => e.id));
-      expect((await claim("agt_a", T0 + 1)).events).toHaveLength(3);
     });
   });
 }

@@ -18,6 +18,7 @@ import {
   uid,
 } from "./contract-fixtures.js";
 import { runEventContract } from "./contract-suite-events.js";
+import { runPollReplayContract } from "./contract-suite-poll-replay.js";
 import { runQueueVerbContract } from "./contract-suite-queue-verbs.js";
 
 export type MakeStore = () => Promise<Store>;
@@ -193,6 +194,7 @@ export function runStoreContract(makeStore: MakeStore, label = "store"): void {
 
     runEventContract(store);
     runQueueVerbContract(store);
+    runPollReplayContract(store);
 
     describe("messages", () => {
       it("lists a pod's messages newest first, with limit and before, and round-trips metadata", async () => {

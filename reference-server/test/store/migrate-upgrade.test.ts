@@ -2,9 +2,10 @@
  * Upgrading a database in place: one at the previous schema version (built by applying the migrations
  * before the newest ones), with a row in every table, is opened by the store, which migrates it; every
  * row is then found through the store — renamed and rebuilt tables included, insertion order kept.
- * SQLite from 004 (before 005-aligned-names, 006-pending-index, 007-pod-index-on-payloads and
- * 008-identity-owners), PostgreSQL from 003 (before 004-event-payloads, 005-aligned-names,
- * 006-byte-order-ids, 007-pending-index, 008-pod-index-on-payloads and 009-identity-owners).
+ * SQLite from 004 (before 005-aligned-names, 006-pending-index, 007-pod-index-on-payloads,
+ * 008-identity-owners and 009-poll-by-lease), PostgreSQL from 003 (before 004-event-payloads,
+ * 005-aligned-names, 006-byte-order-ids, 007-pending-index, 008-pod-index-on-payloads, 009-identity-owners
+ * and 010-poll-tagged-rows); then a poll with a pollId claims, and its repeat replays, on the new schema.
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -220,6 +221,7 @@ async function expectEveryRow(store: Store): Promise<void> {
     leaseMs: 1000,
     maxAttempts: 3,
     now: T0 + 10,
+    pollId: "poll-after-upgrade",
   });
   const { payload, ...first } = events[0]!;
   expect(claimed.events).toEqual([
@@ -231,6 +233,12 @@ async function expectEveryRow(store: Store): Promise<void> {
       leaseExpiresAt: T0 + 1010,
     },
   ]);
+  const again = { agentId: "agt_a", limit: 10, leaseMs: 1000, maxAttempts: 3, now: T0 + 20 };
+  expect(await store.claimEvents({ ...again, pollId: "poll-after-upgrade" })).toEqual({
+    ...claimed,
+    expiredLeases: 0,
+    newlyFailed: 0,
+  });
   expect(await store.getMessage(message.id)).toEqual(message);
   expect(await store.getMemory(memory.agentId)).toEqual(memory);
   expect(await store.getIdempotencyRecord(idempotency.agentId, idempotency.key)).toEqual(idempotency);
@@ -255,11 +263,12 @@ describe("sqlite store upgrade from schema 004", () => {
         .filter((f) => f.endsWith(".sql"))
         .sort()
         .map((f) => f.replace(/\.sql$/, ""));
-      expect(versions.slice(-4)).toEqual([
+      expect(versions.slice(-5)).toEqual([
         "005-aligned-names",
         "006-pending-index",
         "007-pod-index-on-payloads",
         "008-identity-owners",
+        "009-poll-by-lease",
       ]);
       for (const v of versions.slice(0, versions.indexOf("005-aligned-names"))) {
         old.exec(readFileSync(new URL(`${v}.sql`, migrations), "utf8"));
@@ -312,6 +321,7 @@ describe.skipIf(!url)(`postgres store upgrade from schema 003${skipped}`, () => 
       "pending-index",
       "pod-index-on-payloads",
       "identity-owners",
+      "poll-tagged-rows",
     ]);
     await migratePostgres(client, schema, 0, all.slice(0, 3));
     await client.query(`SET search_path TO ${quoteIdent(schema)}`);

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CLAIM_PENDING_SQL, READY_SQL } from "../../src/store/sqlite/events/claim.js";
+import { CLAIM_PENDING_SQL, POLL_DELIVERIES_SQL, READY_SQL } from "../../src/store/sqlite/events/claim.js";
 import { openSqliteStore } from "../../src/store/sqlite/index.js";
 import { runStoreContract } from "./contract-suite.js";
 import { groupCommitSuite } from "./group-commit-suite.js";
@@ -25,10 +25,17 @@ describe("sqlite store specifics", () => {
       const plan = (sql: string) =>
         db
           .prepare(`EXPLAIN QUERY PLAN ${sql}`)
-          .all({ agentId: "a", now: 5, maxAttempts: 5, limit: 10 })
+          .all({
+            agentId: "a",
+            now: 5,
+            maxAttempts: 5,
+            limit: 10,
+            ...(sql.includes("@pollId") ? { pollId: "p" } : {}),
+          })
           .map((r: { detail: string }) => r.detail)
           .join("\n");
       const [pending, ended] = [plan(READY_SQL.pending), plan(READY_SQL.endedLeases)];
+      const replay = plan(POLL_DELIVERIES_SQL);
       const positional = (sql: string) =>
         db
           .prepare(`EXPLAIN QUERY PLAN ${sql}`)
@@ -36,6 +43,11 @@ describe("sqlite store specifics", () => {
           .map((r: { detail: string }) => r.detail)
           .join("\n");
       const [claim, readBack] = [positional(CLAIM_PENDING_SQL.update), positional(CLAIM_PENDING_SQL.read)];
+      const claimForPoll = db
+        .prepare(`EXPLAIN QUERY PLAN ${CLAIM_PENDING_SQL.updateForPoll}`)
+        .all(5, "poll-1", "a", 9)
+        .map((r: { detail: string }) => r.detail)
+        .join("\n");
       db.close();
       // In seq order straight from the index: no sort, no table read.
       expect(pending).toBe("SEARCH events USING COVERING INDEX events_pending (agent_id=?)");
@@ -43,6 +55,10 @@ describe("sqlite store specifics", () => {
       // The claim of pending events walks only this agent's pending entries up to the last one read; its
       // read-back looks each claimed row up by seq.
       expect(claim).toBe("SEARCH events USING INDEX events_pending (agent_id=? AND seq<?)");
+      // A repeated poll reads only the agent's running leases for its deliveries.
+      expect(replay).toMatch(/^SEARCH e USING INDEX events_leased \(agent_id=\? AND lease_expires_at>\?\)/);
+      // A poll's claim records its pollId in the same UPDATE, by the same walk.
+      expect(claimForPoll).toBe("SEARCH events USING INDEX events_pending (agent_id=? AND seq<?)");
       expect(readBack).toMatch(/^SEARCH e USING INTEGER PRIMARY KEY \(rowid=\?\)/m);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -1,6 +1,7 @@
 /**
- * Store operations for the event queue: enqueue, claim with leases (and the replay of a poll named by
- * `pollId`), ack and batch ack, renew, release, retire, requeue, views (semantics: ../README.md).
+ * Store operations for the event queue: enqueue, claim with leases (a claim for a poll named by `pollId`
+ * replays that poll's deliveries while they are held), ack and batch ack, renew, release, retire, requeue,
+ * views (semantics: ../README.md).
  */
 import type { DeliveredEvent, EventRecord, NewEvent, QueueStats } from "../records.js";
 
@@ -10,6 +11,8 @@ export interface ClaimInput {
   leaseMs: number;
   maxAttempts: number;
   now: number;
+  /** The poll's id (poll-replay): a repeated poll answers the deliveries claimed under it while held. */
+  pollId?: string;
 }
 
 export interface ClaimResult {
@@ -60,16 +63,14 @@ export interface EventsStore {
    * maxAttempts) to failed; then claim up to `limit` ready events (pending, or leased with lease ≤ now) oldest first,
    * setting state leased, attempts + 1, leaseExpiresAt = now + leaseMs. Two concurrent claims (any
    * process) never return the same event.
+   *
+   * With `pollId`: while deliveries claimed under it for this agent are still held (leased, lease > now,
+   * not released, attempts unchanged since), the call returns exactly those, oldest first with their
+   * current lease, and claims and retires nothing (expiredLeases = newlyFailed = 0); otherwise it claims as
+   * above and records the claim under `pollId`. Concurrent calls with the same (agentId, pollId), in any
+   * process, are serialised: the later one sees what the earlier one claimed.
    */
   claimEvents(input: ClaimInput): Promise<ClaimResult>;
-  /**
-   * The deliveries still held that were claimed under `pollId` for this agent (leased, lease > now, not
-   * released, attempts unchanged since), oldest first. Inside a transaction it also serialises concurrent
-   * callers with the same (agentId, pollId) until commit (PostgreSQL: an advisory transaction lock).
-   */
-  findPollDeliveries(input: { agentId: string; pollId: string; now: number }): Promise<DeliveredEvent[]>;
-  /** Records that these just-claimed deliveries were claimed under `pollId` (for findPollDeliveries). */
-  tagPollDeliveries(input: { agentId: string; pollId: string; eventIds: string[] }): Promise<void>;
   getEvent(id: string): Promise<EventRecord | null>;
   /**
    * Any non-acked state → acked (ackedAt = now, result stored); an acked event stays as it is (the first

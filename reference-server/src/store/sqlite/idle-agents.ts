@@ -1,7 +1,8 @@
 /**
  * Idle agents: an agent whose claim found neither a pending nor a leased event has nothing to claim until
  * a write readies one, and every such write notifies. Its next claims (a driver waiting in long-polls with
- * nothing queued) and its next-lease look-up are answered from memory, without the lock or a batch.
+ * nothing queued) and its next-lease look-up are answered from memory, without the lock or a batch. A
+ * poll with a pollId is answered the same way: an agent holding no lease holds no delivery under any pollId.
  *
  * Must never: keep a mark past a notify of its agent, a rollback (what the claim read may be undone) or
  * another process's commit to the file (found at most LOOK_MS late), or mark an agent that holds a lease

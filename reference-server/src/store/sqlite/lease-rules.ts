@@ -59,6 +59,12 @@ export const UNACKED = "state != 'acked'";
 export const LEASE = (until: string) =>
   `state = 'leased', attempts = attempts + 1, lease_expires_at = ${until}`;
 
+/**
+ * CLAIM under a poll (SET, beside LEASE): the delivery is recorded under the poll's id with the attempt it
+ * gets, so FENCE("poll_attempts", …) finds it while it is held, and a later claim makes the record stale.
+ */
+export const POLL_TAG = (pollId: string) => `poll_id = ${pollId}, poll_attempts = attempts + 1`;
+
 /** ACK (SET). */
 export const ACK = (at: string, result: string) => `state = 'acked', acked_at = ${at}, result = ${result}`;
 

@@ -1,6 +1,8 @@
 /**
  * SQLite claim: retire this agent's exhausted leases, then lease its oldest ready events, counting the
- * attempt; and the replay of a poll named by `pollId` (the deliveries it claimed, while still held).
+ * attempt. A claim for a poll named by `pollId` first looks for the deliveries claimed under it that are
+ * still held and answers those alone; otherwise it claims as any claim does and records the pollId in the
+ * same UPDATE. Either way one synchronous op, so it joins the group commit like every claim.
  * New work is read from the partial index events_pending (agent_id, seq) WHERE state = 'pending', so the
  * oldest-first order comes from the index, not a sort; ended leases from events_leased (agent_id,
  * lease_expires_at) WHERE state = 'leased'. A poll's cost depends on what the agent holds, not on how
@@ -8,16 +10,16 @@
  *
  * Must never: hand out an event another claim holds, or count an attempt anywhere but here.
  */
-import type { ClaimResult } from "../../contract.js";
+import type { ClaimInput, ClaimResult } from "../../contract.js";
 import type { DeliveredEvent } from "../../records.js";
 import { arrayMapper, columnNames } from "../../rows.js";
 import { DELIVERED_EVENT_COLUMNS, EVENTS } from "../../schema.js";
-import { FENCE, LEASE, LEASED, PENDING, READY_AGAIN } from "../lease-rules.js";
+import { FENCE, LEASE, PENDING, POLL_TAG, READY_AGAIN } from "../lease-rules.js";
 import { type Row, toDeliveredEvent } from "../rows.js";
 import type { SqliteContext, SyncOps } from "../types.js";
 import { RETIRE_AGENT_SQL } from "./retire.js";
 
-type ClaimOps = Pick<SyncOps, "claimEvents" | "findPollDeliveries" | "tagPollDeliveries">;
+type ClaimOps = Pick<SyncOps, "claimEvents">;
 
 // The claim reads its rows as arrays of the columns it does not know already: building a 19-property
 // object per row (RETURNING *) cost more than the update.
@@ -56,16 +58,34 @@ export const READY_SQL = {
  * then read back with their payloads: cheaper per claimed event than `seq IN (json_each(…)) RETURNING …`
  * (still used when ended leases are mixed in), whose RETURNING rows go through a temporary table.
  * Positional parameters:
- * lease end, agent, last seq; then the seqs as a JSON array. Exported for the plan test.
+ * lease end, (pollId for `updateForPoll`,) agent, last seq; then the seqs as a JSON array. Exported for
+ * the plan test.
  */
 export const CLAIM_PENDING_SQL = {
   update: `UPDATE events INDEXED BY events_pending
              SET ${LEASE("?")}
            WHERE agent_id = ? AND ${PENDING} AND seq <= ?`,
+  updateForPoll: `UPDATE events INDEXED BY events_pending
+                    SET ${LEASE("?")}, ${POLL_TAG("?")}
+                  WHERE agent_id = ? AND ${PENDING} AND seq <= ?`,
   read: `SELECT ${CLAIM_SELECTED.map((c) => `e.${c}`).join(", ")}, p.payload
            FROM events e JOIN event_payloads p ON p.seq = e.seq
           WHERE e.seq IN (SELECT value FROM json_each(?))`,
 };
+
+/**
+ * The deliveries still held under a pollId, among the agent's running leases (events_leased, migrations/009):
+ * a driver holds few when it polls again. Exported for the plan test.
+ */
+export const POLL_DELIVERIES_SQL = `SELECT ${DELIVERED_EVENT_COLUMNS.sqlite}
+  FROM events e INDEXED BY events_leased JOIN event_payloads p ON p.seq = e.seq
+ WHERE agent_id = @agentId AND poll_id = @pollId AND ${FENCE("poll_attempts", "@now")}
+ ORDER BY e.seq`;
+
+/** The mixed claim (pending rows and ended leases), with the pollId recorded or without. */
+const claimSeqsSql = (set: string) => `UPDATE events SET ${set}
+  WHERE seq IN (SELECT value FROM json_each(@seqs))
+  RETURNING ${CLAIMED}, (SELECT p.payload FROM event_payloads p WHERE p.seq = events.seq)`;
 
 export function claimOps({ db }: SqliteContext): ClaimOps {
   const q = {
@@ -76,27 +96,22 @@ export function claimOps({ db }: SqliteContext): ClaimOps {
     readyPending: db.prepare(READY_SQL.pending).pluck(),
     readyEnded: db.prepare(READY_SQL.endedLeases).pluck(),
     // The payload comes back with the row (a subquery in RETURNING): one statement fewer per claim.
-    claim: db
-      .prepare(
-        `UPDATE events SET ${LEASE("@leaseUntil")}
-       WHERE seq IN (SELECT value FROM json_each(@seqs))
-       RETURNING ${CLAIMED}, (SELECT p.payload FROM event_payloads p WHERE p.seq = events.seq)`,
-      )
-      .raw(),
+    claim: db.prepare(claimSeqsSql(LEASE("@leaseUntil"))).raw(),
+    claimForPoll: db.prepare(claimSeqsSql(`${LEASE("@leaseUntil")}, ${POLL_TAG("@pollId")}`)).raw(),
     claimPending: db.prepare(CLAIM_PENDING_SQL.update),
+    claimPendingForPoll: db.prepare(CLAIM_PENDING_SQL.updateForPoll),
     claimedRows: db.prepare(CLAIM_PENDING_SQL.read).raw(),
-    pollDeliveries: db.prepare(
-      `SELECT ${DELIVERED_EVENT_COLUMNS.sqlite} FROM events e INDEXED BY events_poll JOIN event_payloads p ON p.seq = e.seq
-       WHERE agent_id = @agentId AND poll_id = @pollId AND ${LEASED} AND poll_id IS NOT NULL
-         AND ${FENCE("poll_attempts", "@now")}
-       ORDER BY e.seq`,
-    ),
-    tag: db.prepare(
-      "UPDATE events SET poll_id = @pollId, poll_attempts = attempts WHERE id = @id AND agent_id = @agentId",
-    ),
+    pollDeliveries: db.prepare(POLL_DELIVERIES_SQL),
   };
 
-  const claimTx = db.transaction(({ agentId, limit, leaseMs, maxAttempts, now }): ClaimResult => {
+  const claimTx = db.transaction((input: ClaimInput): ClaimResult => {
+    const { agentId, limit, leaseMs, maxAttempts, now, pollId } = input;
+    // A poll repeated while the deliveries of its first attempt are held answers those and claims nothing.
+    // One writer at a time (this process, BEGIN IMMEDIATE) serialises polls with the same pollId.
+    if (pollId !== undefined) {
+      const held = q.pollDeliveries.all({ agentId, pollId, now }) as Row[];
+      if (held.length > 0) return { events: held.map(toDeliveredEvent), expiredLeases: 0, newlyFailed: 0 };
+    }
     const newlyFailed = q.retireAgent.run({ agentId, now, maxAttempts }).changes;
     const pending = q.readyPending.all({ agentId, limit }) as number[];
     const ended = q.readyEnded.all({ agentId, now, maxAttempts }) as number[];
@@ -105,10 +120,20 @@ export function claimOps({ db }: SqliteContext): ClaimOps {
     const leaseUntil = now + leaseMs;
     let rows: unknown[][];
     if (ended.length === 0) {
-      const changed = q.claimPending.run(leaseUntil, agentId, pending[pending.length - 1]).changes;
+      const last = pending[pending.length - 1];
+      const changed = (
+        pollId === undefined
+          ? q.claimPending.run(leaseUntil, agentId, last)
+          : q.claimPendingForPoll.run(leaseUntil, pollId, agentId, last)
+      ).changes;
       if (changed !== pending.length) throw new Error(`claim leased ${changed} of ${pending.length} events`);
       rows = q.claimedRows.all(JSON.stringify(pending)) as unknown[][];
-    } else rows = q.claim.all({ seqs: JSON.stringify(seqs), leaseUntil }) as unknown[][];
+    } else {
+      const args = { seqs: JSON.stringify(seqs), leaseUntil };
+      rows = (
+        pollId === undefined ? q.claim.all(args) : q.claimForPoll.all({ ...args, pollId })
+      ) as unknown[][];
+    }
     rows.sort((a, b) => (a[SEQ] as number) - (b[SEQ] as number));
     let reclaimed = 0;
     const events = rows.map((r): DeliveredEvent => {
@@ -120,18 +145,7 @@ export function claimOps({ db }: SqliteContext): ClaimOps {
     return { events, expiredLeases: reclaimed + newlyFailed, newlyFailed };
   });
 
-  const tagTx = db.transaction(
-    ({ agentId, pollId, eventIds }: Parameters<SyncOps["tagPollDeliveries"]>[0]) => {
-      for (const id of eventIds) q.tag.run({ id, agentId, pollId });
-    },
-  );
-
   return {
     claimEvents: (input) => claimTx(input),
-    // One writer at a time (BEGIN IMMEDIATE) already serialises callers with the same pollId.
-    findPollDeliveries: (input) => (q.pollDeliveries.all(input) as Row[]).map(toDeliveredEvent),
-    tagPollDeliveries: (input) => {
-      if (input.eventIds.length > 0) tagTx(input);
-    },
   };
 }

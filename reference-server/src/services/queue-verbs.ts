@@ -1,13 +1,11 @@
 /**
- * The queue verbs added after the first release, beside the events service: release (a delivery given
- * back, ready again after a delay), batch ack (one transaction, per-item results) and the claim of a poll
- * that carries a `pollId` (a retry answers the deliveries the first attempt made instead of claiming more).
- * Must never: settle part of a batch, or let a replayed poll claim anything.
+ * The queue verbs beside poll, ack and renew (events.ts): release (a delivery given back, ready again after
+ * a delay) and batch ack (one transaction, per-item results).
+ * Must never: settle part of a batch, or release a delivery the caller does not hold.
  */
 
 import type { components as Cap } from "@commonly/cap-spec/types/cap";
 import { fail } from "../errors/registry.js";
-import type { ClaimInput, DeliveredEvent } from "../store/contract.js";
 import type { AgentCaller, ServiceDeps } from "./deps.js";
 import type { EventsObserver } from "./events-observer.js";
 
@@ -25,30 +23,7 @@ export type BatchAckItem = Cap["schemas"]["BatchAckItem"];
 
 export type BatchAckResult = { id: string; ok: true } | { id: string; ok: false; code: "event_not_found" };
 
-/**
- * Claim for a poll named by `pollId`, in one transaction: while deliveries claimed under it are still
- * held, answer exactly those (same attempts, current lease); otherwise claim afresh and tag the claim.
- */
-export async function claimUnderPollId(
-  { store }: ServiceDeps,
-  input: ClaimInput,
-  pollId: string,
-  observer: EventsObserver,
-): Promise<DeliveredEvent[]> {
-  const r = await store.transaction(async (tx) => {
-    const held = await tx.findPollDeliveries({ agentId: input.agentId, pollId, now: input.now });
-    if (held.length > 0) return { events: held, expiredLeases: 0, newlyFailed: 0 };
-    const claimed = await tx.claimEvents(input);
-    await tx.tagPollDeliveries({ agentId: input.agentId, pollId, eventIds: claimed.events.map((e) => e.id) });
-    return claimed;
-  });
-  // Counted once committed: a transaction that rolls back (or is run again) retired nothing.
-  if (r.expiredLeases) observer.leaseExpired(r.expiredLeases);
-  if (r.newlyFailed) observer.deadLettered(r.newlyFailed);
-  return r.events;
-}
-
-export function deliveryVerbs({ store, config, clock }: ServiceDeps, observer: EventsObserver) {
+export function queueVerbs({ store, config, clock }: ServiceDeps, observer: EventsObserver) {
   return {
     async release(caller: AgentCaller, eventId: string, body: ReleaseBody): Promise<ReleaseAnswer> {
       const now = clock.now();
