@@ -3,7 +3,7 @@
  * Two builds of the kernel, compared on the drain in one phase of the machine:
  *
  *   node bench/ab-drain.mjs --a DIR [--b DIR] [--ack batch|each] [--store sqlite|postgres] [--driver bare|pollid|sdk]
- *                           [--a-driver bare|pollid|sdk] [--slice 4000] [--slices 12]
+ *                           [--a-driver bare|pollid|sdk] [--a-plain] [--slice 4000] [--slices 12]
  *
  * Each build (`DIR` holds its `bin.js`, as `dist/` does; `--b` defaults to this package's `dist/`) serves its
  * own database (SQLite by default; with `--store postgres`, a database of its own on the bench's PostgreSQL,
@@ -13,6 +13,7 @@
  * (`bare`), the same with a fresh `pollId` on every poll (`pollid`), or the SDK's `runDriver` with its
  * defaults (`sdk`, which batches its acks where /info has batch-ack; `--ack` is then ignored).
  * `--a-driver` drives A another way than B: with `--a` and `--b` one build, it compares two paths.
+ * `--a-plain` serves A without accelerators (CAP_ACCELERATE=0): with one build, what they are worth.
  * This machine's speed moves by a third within minutes; whole runs of one build after the other measured
  * that, not the change. Slices a few seconds long, alternated, put both builds through the same phases.
  * Reported: events/s of each over its slices, its CPU per event (all threads, and the main thread alone),
@@ -40,6 +41,7 @@ const { values } = parseArgs({
     store: { type: "string", default: "sqlite" },
     driver: { type: "string", default: "bare" },
     "a-driver": { type: "string" },
+    "a-plain": { type: "boolean", default: false },
     slice: { type: "string", default: "4000" },
     slices: { type: "string", default: "12" },
   },
@@ -56,7 +58,7 @@ if (
   !(slices > 0)
 ) {
   process.stderr.write(
-    "usage: ab-drain.mjs --a DIR [--b DIR] [--ack batch|each] [--store sqlite|postgres] [--driver bare|pollid|sdk] [--a-driver bare|pollid|sdk] [--slice N, a multiple of 80] [--slices N]\n",
+    "usage: ab-drain.mjs --a DIR [--b DIR] [--ack batch|each] [--store sqlite|postgres] [--driver bare|pollid|sdk] [--a-driver bare|pollid|sdk] [--a-plain] [--slice N, a multiple of 80] [--slices N]\n",
   );
   process.exit(2);
 }
@@ -88,7 +90,8 @@ async function setUp(name, dist) {
   const db = postgres ? await createDatabase(postgres.adminUrl) : `sqlite:${join(dir, "kernel.db")}`;
   const fx = await provision(db, { agents: 8, prefix: "ab", dist });
   await preload(db, { podId: fx.podId, agents: fx.agents, count: WARMUP + slice * slices, dist });
-  const kernel = await startKernel(db, { name: `cap-kernel (${name})`, dist });
+  const env = name === "A" && values["a-plain"] ? { CAP_ACCELERATE: "0" } : {};
+  const kernel = await startKernel(db, { name: `cap-kernel (${name})`, dist, env });
   const agents = await drainAgents(kernel, fx, { driver: driverOf[name], batchAck });
   const deadline = performance.now() + 60_000;
   await Promise.all(agents.map((a) => a.drain({ expected: WARMUP / 8, deadline })));
@@ -119,7 +122,7 @@ for (const k of builds) {
 }
 const [a, b] = builds;
 console.log(
-  `B ÷ A, events/s: ${(b.events / b.seconds / (a.events / a.seconds)).toFixed(3)} (driver ${driverOf.A === driverOf.B ? driverOf.B : `A ${driverOf.A}, B ${driverOf.B}`}, ack ${values.ack}${Object.values(driverOf).includes("sdk") ? " (the SDK: its own)" : ""}, ${values.store})`,
+  `B ÷ A, events/s: ${(b.events / b.seconds / (a.events / a.seconds)).toFixed(3)} (driver ${driverOf.A === driverOf.B ? driverOf.B : `A ${driverOf.A}, B ${driverOf.B}`}, ack ${values.ack}${Object.values(driverOf).includes("sdk") ? " (the SDK: its own)" : ""}, ${values.store}${values["a-plain"] ? ", A without accelerators" : ""})`,
 );
 for (const k of builds) for (const agent of k.agents) agent.close();
 await cleanupAll();

@@ -65,7 +65,7 @@ export function kernelMissing() {
  */
 export async function startKernel(
   db,
-  { leaseSeconds, maxAttempts, name = "cap-kernel", nodeArgs = [], dist = kernelDist } = {},
+  { leaseSeconds, maxAttempts, name = "cap-kernel", nodeArgs = [], dist = kernelDist, env = {} } = {},
 ) {
   const bin = join(dist, "bin.js");
   if (!existsSync(bin)) throw new Error(`${bin} does not exist (build it first)`);
@@ -91,7 +91,7 @@ export async function startKernel(
   const profArgs = profDir ? ["--cpu-prof", "--cpu-prof-dir", profDir] : [];
   const handle = startChild(name, process.execPath, [...profArgs, ...args], {
     cwd: kernelRoot,
-    env: BENCH_LIMITS,
+    env: { ...BENCH_LIMITS, ...env },
   });
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitUntil(`${name} /healthz`, () => healthy(baseUrl, "/healthz"), { handle });
