@@ -20,9 +20,9 @@ import {
 import { openPostgresStore } from "../../src/store/postgres/index.js";
 import type { PostgresAccelerator } from "../../src/store/postgres/kit.js";
 import { SQLITE_ACCELERATORS } from "../../src/store/sqlite/accelerators.js";
+import { assembleSqliteStore } from "../../src/store/sqlite/assemble.js";
 import { groupCommitAccelerator } from "../../src/store/sqlite/group-commit.js";
 import { idleAgentsAccelerator } from "../../src/store/sqlite/idle-agents.js";
-import { openSqliteStore } from "../../src/store/sqlite/index.js";
 import { installationCacheAccelerator } from "../../src/store/sqlite/installation-cache.js";
 import type { SqliteAccelerator } from "../../src/store/sqlite/kit.js";
 import { aWorld, events, T0 } from "./contract-fixtures.js";
@@ -105,7 +105,7 @@ describe("sqlite accelerators, each alone on the plain store", () => {
     { with: [installationCacheAccelerator], reads: 1 },
   ])("installation-cache: $reads reads for three look-ups of one active installation", async (c) => {
     const spy = countingSqlite(["findActiveInstallation"]);
-    const store = openSqliteStore({ path: ":memory:", accelerators: [spy.accelerator, ...c.with] });
+    const store = assembleSqliteStore({ path: ":memory:" }, [spy.accelerator, ...c.with]);
     const { agent, pod, installation } = await aWorld(store);
     for (let i = 0; i < 3; i++)
       expect((await store.findActiveInstallation(agent.id, pod.id))?.id).toBe(installation.id);
@@ -119,7 +119,7 @@ describe("sqlite accelerators, each alone on the plain store", () => {
   ])(
     "idle-agents: an idle agent's claim answered while a transaction holds the store: $answeredWhileLocked",
     async (c) => {
-      const store = openSqliteStore({ path: ":memory:", accelerators: c.with });
+      const store = assembleSqliteStore({ path: ":memory:" }, c.with);
       const { agent } = await aWorld(store);
       expect((await claim(store, agent.id)).events).toEqual([]);
       let open!: () => void;
@@ -144,7 +144,7 @@ describe("sqlite accelerators, each alone on the plain store", () => {
     { with: [groupCommitAccelerator], begins: 1, ackedBeforeATurn: false },
   ])("group-commit: three acks and two transactions of one turn open $begins transaction(s)", async (c) => {
     const spy = countingSqlite([]);
-    const store = openSqliteStore({ path: ":memory:", accelerators: [spy.accelerator, ...c.with] });
+    const store = assembleSqliteStore({ path: ":memory:" }, [spy.accelerator, ...c.with]);
     const { agent, pod } = await aWorld(store);
     await store.enqueueEvents(events(agent.id, pod.id, 3));
     const held = (await claim(store, agent.id)).events;
