@@ -17,7 +17,21 @@ beforeAll(async () => {
   // One agent per test: a driver stopped by one test cannot take events meant for the next.
   kernel = await startKernel({
     leaseSeconds: 1,
-    agents: ["echo", "prompt", "abandon", "lostack", "longrun", "fenced", "graceful", "revoked"],
+    agents: [
+      "echo",
+      "prompt",
+      "abandon",
+      "lostack",
+      "longrun",
+      "fenced",
+      "graceful",
+      "revoked",
+      "batch0",
+      "batch1",
+      "batch2",
+      "batch3",
+      "batch4",
+    ],
     listeners: [],
   });
 });
@@ -197,4 +211,40 @@ describe("runDriver against cap-kernel", () => {
     expect(((error as CapSdkError).cause as { code: string }).code).toBe("token_revoked");
     expect(d.rec.pollErrors.map((p) => p.code)).toEqual(["token_revoked", "token_revoked"]);
   });
+});
+
+describe("runDriver batch acks against cap-kernel", () => {
+  // Handlers of one poll that all finish in the same tick share one batch ack (before, the first
+  // ack of each poll went alone: two requests per poll). An agent per row: a stopped driver's
+  // abandoned long-poll could claim the next row's events.
+  it.each([
+    { agent: "batch0", events: 10, limit: 10, concurrency: 1, handler: "sync", requests: 1 },
+    { agent: "batch1", events: 10, limit: 10, concurrency: 1, handler: "async", requests: 1 },
+    { agent: "batch2", events: 10, limit: 10, concurrency: 4, handler: "async", requests: 1 },
+    { agent: "batch3", events: 25, limit: 10, concurrency: 1, handler: "sync", requests: 3 },
+    { agent: "batch4", events: 6, limit: 3, concurrency: 1, handler: "async", requests: 2 },
+  ])(
+    "$events events, limit $limit, concurrency $concurrency, $handler handlers: $requests batch ack(s)",
+    async ({ agent, events, limit, concurrency, handler, requests }) => {
+      const ids: string[] = [];
+      for (let n = 0; n < events; n++) ids.push(await kernel.emit(agent, "task.assigned", task(`b${n}`)));
+      let ackRequests = 0;
+      const client = clientFor(kernel, agent, {
+        fetch: (request) => {
+          if (request.method === "POST" && new URL(request.url).pathname.endsWith("/events/ack"))
+            ackRequests++;
+          return fetch(request);
+        },
+      });
+      const d = startDriver(client, {
+        limit,
+        concurrency,
+        handle: handler === "sync" ? () => {} : async () => {},
+      });
+      await eventually(() => ids.every((id) => d.rec.acks.some((a) => a.id === id)), "every event is acked");
+      await d.stop();
+      expect(ackRequests).toBe(requests);
+      expect(d.rec.errors).toEqual([]);
+    },
+  );
 });

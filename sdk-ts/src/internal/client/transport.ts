@@ -69,12 +69,14 @@ function aborted(call: Call): CapSdkError {
 
 async function attempt(call: Call): Promise<Answer> {
   if (call.signal?.aborted) throw aborted(call);
-  const timeout = new AbortController();
-  const timer = setTimeout(
-    () => timeout.abort(new CapSdkError("timeout", `${call.operation} timed out after ${call.timeoutMs} ms`)),
-    call.timeoutMs,
-  );
-  const { controller, dispose } = linkSignals(call.signal, timeout.signal);
+  // One controller per attempt, aborted by the caller's signal or by the timeout (not a second
+  // controller for the timeout linked into it: requests are the driver's hot path).
+  const { controller, dispose } = linkSignals(call.signal);
+  let timedOut: CapSdkError | undefined;
+  const timer = setTimeout(() => {
+    timedOut = new CapSdkError("timeout", `${call.operation} timed out after ${call.timeoutMs} ms`);
+    controller.abort(timedOut);
+  }, call.timeoutMs);
   try {
     const { data, error, response } = await call.run(controller.signal);
     if (!response.ok) throw httpError(call.operation, error, response);
@@ -82,7 +84,7 @@ async function attempt(call: Call): Promise<Answer> {
   } catch (err) {
     if (err instanceof CapHttpError || err instanceof CapSdkError) throw err;
     if (call.signal?.aborted) throw aborted(call);
-    if (timeout.signal.aborted) throw timeout.signal.reason as CapSdkError;
+    if (timedOut) throw timedOut;
     if (err instanceof SyntaxError)
       throw new CapSdkError("invalid_response", `${call.operation} answered a body that is not JSON`, {
         cause: err,

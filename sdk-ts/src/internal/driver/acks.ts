@@ -1,10 +1,12 @@
 /**
- * Acks of finished handlers, sent in batches without holding any back: group commit. An ack is sent
- * at once when no batch ack is in flight; acks of handlers that finish while one is in flight wait
- * for it and go together in the next request (at most `maxBatch` per request). So an ack waits at
- * most one batch-ack round trip plus its retries — never for another handler, a poll or a timer —
- * and under load (a batch of quick handlers) many acks share one request. Only acks of handlers
- * that finished enter the queue; `send` reports every outcome and never throws.
+ * Acks of finished handlers, sent in batches without holding any back: group commit. When no batch
+ * ack is in flight, an ack goes out at the end of the current macrotask (`setImmediate`, else
+ * `setTimeout(0)`), together with every ack pushed in that same tick — the handlers of a poll that
+ * finish at once share one request instead of the first going alone; acks of handlers that finish
+ * while a request is in flight wait for it and go together in the next one (at most `maxBatch` per
+ * request). So an ack waits at most one tick plus one batch-ack round trip and its retries — never
+ * for another handler, a poll or a timer — and under load many acks share one request. Only acks
+ * of handlers that finished enter the queue; `send` reports every outcome and never throws.
  */
 import type { AckResult, Event } from "../../types.js";
 
@@ -13,6 +15,14 @@ export interface PendingAck {
   result: AckResult;
   /** The event had been handled before; the handler was not run. */
   duplicate: boolean;
+}
+
+type Defer = (run: () => void) => void;
+
+/** The end of the current macrotask: after every microtask (and so every handler) it lets finish. */
+function endOfTick(): Defer {
+  const immediate = (globalThis as { setImmediate?: (run: () => void) => unknown }).setImmediate;
+  return typeof immediate === "function" ? (run) => void immediate(run) : (run) => void setTimeout(run, 0);
 }
 
 export class AckQueue {
@@ -42,11 +52,14 @@ export class AckQueue {
 
   #kick(): void {
     if (this.#flushing) return;
-    this.#flushing = this.#flush().finally(() => {
-      this.#flushing = undefined;
-      // An ack pushed after the last send returned but before this ran.
-      if (this.#pending.length > 0) this.#kick();
-    });
+    const tick = new Promise<void>((resolve) => endOfTick()(resolve));
+    this.#flushing = tick
+      .then(() => this.#flush())
+      .finally(() => {
+        this.#flushing = undefined;
+        // An ack pushed after the last send returned but before this ran.
+        if (this.#pending.length > 0) this.#kick();
+      });
   }
 
   async #flush(): Promise<void> {

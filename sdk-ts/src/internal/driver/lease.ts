@@ -32,6 +32,9 @@ export interface LeaseSetOptions {
   onUnsupported(): void;
 }
 
+/** Why the loop's sleep is cut short: a constant, so no DOMException is built per wake. */
+const WAKE = Symbol("wake");
+
 interface Held {
   event: Event;
   /** Renew interval for this event, in ms. */
@@ -71,27 +74,27 @@ export class LeaseSet {
   /** Stop keeping the lease of `id` (acked, released, or given up). */
   drop(id: string): void {
     // Holding nothing, the loop must not keep a timer (it would keep a stopping process alive).
-    if (this.#held.delete(id) && this.#held.size === 0) this.#wake.abort();
+    if (this.#held.delete(id) && this.#held.size === 0) this.#wake.abort(WAKE);
   }
 
   /** Keep tracking what is held, but renew nothing any more (the kernel cannot). */
   stopRenewing(): void {
     this.#renewing = false;
-    this.#wake.abort();
+    this.#wake.abort(WAKE);
   }
 
   /** Stop for good: nothing is held or renewed any more. */
   close(): void {
     this.#closed = true;
     this.#held.clear();
-    this.#wake.abort();
+    this.#wake.abort(WAKE);
   }
 
   #kick(): void {
     if (!this.#renewing) return;
     if (this.#running) {
       // A new event may be due before the one the loop sleeps for.
-      this.#wake.abort();
+      this.#wake.abort(WAKE);
       return;
     }
     this.#running = true;

@@ -32,6 +32,8 @@ export interface Turn {
 }
 
 const RELEASED = Symbol("released");
+/** The reason the shutdown grace is cancelled with: a constant, so no DOMException is built. */
+const TURN_OVER = Symbol("turn over");
 
 /** The `Idempotency-Key` of the n-th reply to an event: the same on every delivery of it. */
 export function replyKey(eventId: string, n: number): string {
@@ -80,10 +82,14 @@ function givenUp(signal: AbortSignal): TurnOutcome {
 
 export async function runTurn(turn: Turn): Promise<TurnOutcome> {
   const { handlerAbort, stop } = turn;
-  const done = new AbortController();
+  // Built only when the driver stops during the turn: per event it would cost a controller and, on
+  // abort, a DOMException.
+  let done: AbortController | undefined;
   const onStop = () => {
-    void turn.sleep(turn.shutdownTimeoutMs, done.signal).then(() => {
-      if (!done.signal.aborted && !handlerAbort.signal.aborted)
+    const grace = new AbortController();
+    done = grace;
+    void turn.sleep(turn.shutdownTimeoutMs, grace.signal).then(() => {
+      if (!grace.signal.aborted && !handlerAbort.signal.aborted)
         handlerAbort.abort(new CapSdkError("aborted", "the driver stopped before the handler finished"));
     });
   };
@@ -103,7 +109,7 @@ export async function runTurn(turn: Turn): Promise<TurnOutcome> {
   } catch (error) {
     return handlerAbort.signal.aborted ? givenUp(handlerAbort.signal) : { kind: "failed", error };
   } finally {
-    done.abort();
+    done?.abort(TURN_OVER);
     stop.removeEventListener("abort", onStop);
   }
 }
