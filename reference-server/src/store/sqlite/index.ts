@@ -10,20 +10,9 @@
 import type { Store } from "../contract.js";
 import { SQLITE_ACCELERATORS } from "./accelerators.js";
 import { assembleSqliteStore } from "./assemble.js";
+import type { SqliteStoreOptions } from "./options.js";
 
-export interface SqliteStoreOptions {
-  /** A file path, or ":memory:". */
-  path: string;
-  /** How long a statement waits for a file locked by another process before it fails (503). Default 5000. */
-  busyTimeoutMs?: number;
-  /**
-   * Checkpoint the WAL from a thread of its own once it holds this many frames (checkpointer.ts); false:
-   * only SQLite's autocheckpoint, inside commits. Default 1000.
-   */
-  checkpointThreadFrames?: number | false;
-  /** False: the plain store, without the accelerators of accelerators.ts. Default true. */
-  accelerate?: boolean;
-}
+export type { SqliteStoreOptions } from "./options.js";
 
 export function openSqliteStore(options: SqliteStoreOptions): Store {
   return assembleSqliteStore(options, options.accelerate === false ? [] : SQLITE_ACCELERATORS);
