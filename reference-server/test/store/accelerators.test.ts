@@ -5,11 +5,9 @@
  * (the suite itself runs on the plain and the accelerated store of both dialects).
  */
 
-import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Store } from "../../src/store/contract.js";
 import {
@@ -25,6 +23,7 @@ import { groupCommitAccelerator } from "../../src/store/sqlite/group-commit.js";
 import { idleAgentsAccelerator } from "../../src/store/sqlite/idle-agents.js";
 import { installationCacheAccelerator } from "../../src/store/sqlite/installation-cache.js";
 import type { SqliteAccelerator } from "../../src/store/sqlite/kit.js";
+import { freshPgSchema, pgSkipReason, pgTestUrl } from "../../src/testing/pg.js";
 import { aWorld, events, T0 } from "./contract-fixtures.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -166,85 +165,82 @@ describe("sqlite accelerators, each alone on the plain store", () => {
   });
 });
 
-const url = process.env.CAP_TEST_PG_URL;
-const skipped = url ? "" : " (skipped: CAP_TEST_PG_URL not set — .ci/run starts PostgreSQL)";
-
-describe.skipIf(!url)(`postgres accelerators, each alone on the plain store${skipped}`, () => {
-  const schemas: string[] = [];
-  afterAll(async () => {
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    for (const s of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${s}" CASCADE`);
-    await admin.end();
-  });
-  const open = (accelerators: PostgresAccelerator[]) => {
-    const schema = `cap_accel_${randomBytes(5).toString("hex")}`;
-    schemas.push(schema);
-    return openPostgresStore({ url: url!, schema, accelerators });
-  };
-
-  it.each([
-    { with: [], from: "0" },
-    { with: [claimFloorsAccelerator], from: "the previous claim's lowest pending seq" },
-  ])("claim-floors: a claim after a partial claim starts from $from", async (c) => {
-    const starts: number[] = [];
-    const spy: PostgresAccelerator = {
-      name: "count",
-      apply(kit) {
-        const floors = kit.floors;
-        kit.floors = {
-          ...floors,
-          start: (agentId, now) => {
-            const s = floors.start(agentId, now);
-            starts.push(s.from);
-            return s;
-          },
-          learn: (agentId, start, seq) => floors.learn(agentId, start, seq),
-        };
-      },
-    };
-    const store = await open([...c.with, spy]);
-    const { agent, pod } = await aWorld(store);
-    await store.enqueueEvents(events(agent.id, pod.id, 15));
-    await store.claimEvents({ agentId: agent.id, limit: 10, leaseMs: 30_000, maxAttempts: 5, now: T0 });
-    const rest = await store.claimEvents({
-      agentId: agent.id,
-      limit: 10,
-      leaseMs: 30_000,
-      maxAttempts: 5,
-      now: T0 + 1,
+describe.skipIf(!pgTestUrl)(
+  `postgres accelerators, each alone on the plain store${pgTestUrl ? "" : ` (${pgSkipReason})`}`,
+  () => {
+    const drops: (() => Promise<void>)[] = [];
+    afterAll(async () => {
+      for (const drop of drops) await drop();
     });
-    expect(rest.events).toHaveLength(5);
-    expect(starts[0]).toBe(0);
-    if (c.with.length === 0) expect(starts[1]).toBe(0);
-    else expect(starts[1]).toBeGreaterThan(0);
-    await store.close();
-  });
-
-  it.each([
-    { with: [], held: 0 },
-    { with: [ackBatcherAccelerator], held: 1 },
-  ])("ack-batcher: five acks of one turn hold $held connection(s) for a shared write", async (c) => {
-    let held = 0;
-    const spy: PostgresAccelerator = {
-      name: "count",
-      apply(kit) {
-        const hold = kit.hold;
-        (kit as { hold: typeof hold }).hold = () => {
-          held++;
-          return hold();
-        };
-      },
+    const open = async (accelerators: PostgresAccelerator[]) => {
+      const db = await freshPgSchema("cap_accel");
+      drops.push(db.drop);
+      return openPostgresStore({ url: db.url, accelerators });
     };
-    const store = await open([spy, ...c.with]);
-    const { agent, pod } = await aWorld(store);
-    await store.enqueueEvents(events(agent.id, pod.id, 5));
-    const claimed = (await claim(store, agent.id)).events;
-    const found = await Promise.all(
-      claimed.map((e) => store.ackEvent({ agentId: agent.id, eventId: e.id, now: T0, result: null })),
-    );
-    expect(found).toEqual([true, true, true, true, true]);
-    expect(held).toBe(c.held);
-    await store.close();
-  });
-});
+
+    it.each([
+      { with: [], from: "0" },
+      { with: [claimFloorsAccelerator], from: "the previous claim's lowest pending seq" },
+    ])("claim-floors: a claim after a partial claim starts from $from", async (c) => {
+      const starts: number[] = [];
+      const spy: PostgresAccelerator = {
+        name: "count",
+        apply(kit) {
+          const floors = kit.floors;
+          kit.floors = {
+            ...floors,
+            start: (agentId, now) => {
+              const s = floors.start(agentId, now);
+              starts.push(s.from);
+              return s;
+            },
+            learn: (agentId, start, seq) => floors.learn(agentId, start, seq),
+          };
+        },
+      };
+      const store = await open([...c.with, spy]);
+      const { agent, pod } = await aWorld(store);
+      await store.enqueueEvents(events(agent.id, pod.id, 15));
+      await store.claimEvents({ agentId: agent.id, limit: 10, leaseMs: 30_000, maxAttempts: 5, now: T0 });
+      const rest = await store.claimEvents({
+        agentId: agent.id,
+        limit: 10,
+        leaseMs: 30_000,
+        maxAttempts: 5,
+        now: T0 + 1,
+      });
+      expect(rest.events).toHaveLength(5);
+      expect(starts[0]).toBe(0);
+      if (c.with.length === 0) expect(starts[1]).toBe(0);
+      else expect(starts[1]).toBeGreaterThan(0);
+      await store.close();
+    });
+
+    it.each([
+      { with: [], held: 0 },
+      { with: [ackBatcherAccelerator], held: 1 },
+    ])("ack-batcher: five acks of one turn hold $held connection(s) for a shared write", async (c) => {
+      let held = 0;
+      const spy: PostgresAccelerator = {
+        name: "count",
+        apply(kit) {
+          const hold = kit.hold;
+          (kit as { hold: typeof hold }).hold = () => {
+            held++;
+            return hold();
+          };
+        },
+      };
+      const store = await open([spy, ...c.with]);
+      const { agent, pod } = await aWorld(store);
+      await store.enqueueEvents(events(agent.id, pod.id, 5));
+      const claimed = (await claim(store, agent.id)).events;
+      const found = await Promise.all(
+        claimed.map((e) => store.ackEvent({ agentId: agent.id, eventId: e.id, now: T0, result: null })),
+      );
+      expect(found).toEqual([true, true, true, true, true]);
+      expect(held).toBe(c.held);
+      await store.close();
+    });
+  },
+);
