@@ -50,10 +50,7 @@ export function runCancelContract(store: () => Store): void {
         cancelledById: "usr_h",
         cancelledAttempts: null,
       });
-      await eventually(
-        async () => heard.seen,
-        (seen) => seen.length === 1,
-      );
+      await eventually(() => heard.seen.length === 1, "the cancel is announced");
       expect(heard.seen).toEqual([{ kind: "cancel", agentId: "agt_a", eventId: ev!.id }]);
       heard.off();
       expect((await claim("agt_a", T0 + 10)).events).toEqual([]);
@@ -91,8 +88,8 @@ export function runCancelContract(store: () => Store): void {
         maxAttempts: MAX,
         now: T0 + 10,
       });
-      expect((await cancel(a!.id, T0 + 20)).changed).toBe(true);
-      expect((await cancel(b!.id, T0 + LEASE + 1)).changed).toBe(true);
+      expect(await cancel(a!.id, T0 + 20)).toMatchObject({ changed: true });
+      expect(await cancel(b!.id, T0 + LEASE + 1)).toMatchObject({ changed: true });
       expect((await s.getEvent(a!.id))?.cancelledAttempts).toBeNull();
       expect((await s.getEvent(b!.id))?.cancelledAttempts).toBeNull();
     });
@@ -138,7 +135,7 @@ export function runCancelContract(store: () => Store): void {
       expect(await cancel(ev!.id, T0, { podId: "pod_b" })).toEqual({ status: "not_found" });
       expect(await cancel("evt_unknown", T0)).toEqual({ status: "not_found" });
       expect((await s.getEvent(ev!.id))?.state).toBe("pending");
-      expect((await cancel(ev!.id, T0, { agentId: "agt_a", podId: "pod_a" })).changed).toBe(true);
+      expect(await cancel(ev!.id, T0, { agentId: "agt_a", podId: "pod_a" })).toMatchObject({ changed: true });
     });
 
     it("is never a failure: not retired, not a dead letter, not requeued, not failed by an uninstall", async () => {
@@ -353,10 +350,7 @@ export function runCancelContract(store: () => Store): void {
         expect((await s.getEvent(untouched.id))?.state).not.toBe("cancelled");
       expect((await s.getEvent(otherPod!.id))?.state).toBe("leased");
       expect((await s.getEvent(heldC!.id))?.state).toBe("leased");
-      await eventually(
-        async () => heard.seen.length,
-        (n) => n === 2,
-      );
+      await eventually(() => heard.seen.length === 2, "both cancels are announced");
       heard.off();
       expect(
         await s.cancelHeldEvents({ agentIds: [], podId: "pod_a", by, reason: "superseded", now: T0 + 3 }),
