@@ -148,7 +148,10 @@ export interface DriverOptions extends DriverHooks {
   onUnknown?: EventHandler;
   /** Stops the driver: polling ends, the running handler gets `shutdownTimeoutMs` to finish. */
   signal?: AbortSignal;
-  /** Events per poll (default 10, capped by `/info` `maxLimit`). */
+  /**
+   * Events per poll, capped by `/info` `maxLimit`. Default: 10, doubled up to `maxLimit` while full pages
+   * are handled within a tenth of a lease, and back to 10 after a batch that takes more than a quarter.
+   */
   limit?: number;
   /** Long-poll wait (default 20 s, capped by `/info` `maxWaitSeconds`; 0 for interval polling). */
   waitSeconds?: number;

@@ -25,6 +25,7 @@ import { Cancellations } from "./internal/driver/cancellations.js";
 import { classifyFailure, RetryCircuit } from "./internal/driver/circuit.js";
 import { handlerFor } from "./internal/driver/dispatch.js";
 import { LeaseSet } from "./internal/driver/lease.js";
+import { PollSize } from "./internal/driver/poll-size.js";
 import { Poller } from "./internal/driver/poller.js";
 import { delaySecondsOf, Settler } from "./internal/driver/settle.js";
 import { runTurn } from "./internal/driver/turn.js";
@@ -62,6 +63,7 @@ class DriverLoop {
   #info: Info | undefined;
   #infoSettled = false;
   readonly #poller: Poller;
+  readonly #size: PollSize;
   readonly #leases: LeaseSet;
   readonly #settler: Settler;
   /** Running handlers by event id, to abort one whose lease is lost or whose event is cancelled. */
@@ -78,6 +80,7 @@ class DriverLoop {
     this.#interval = options.pollIntervalMs ?? 5000;
     this.#circuit = new RetryCircuit(this.#interval, this.#jitter);
     this.#backoff = new Backoff(this.#interval, this.#jitter);
+    this.#size = new PollSize(options.limit);
     this.#poller = new Poller(
       {
         client: options.client,
@@ -89,7 +92,7 @@ class DriverLoop {
         onPollMode: (info) => this.#emit("onPollMode", info),
         onPollError: (info) => this.#emit("onPollError", info),
       },
-      options.limit ?? 10,
+      this.#size.limit,
       options.waitSeconds ?? 20,
     );
     this.#leases = new LeaseSet({
@@ -158,9 +161,13 @@ class DriverLoop {
       }
       // A kernel never delivers an event again once it answered 200 to its ack (CAP-ACK-4).
       const back = events.filter((e) => this.#settler.settled(e.id)).length;
+      const asked = this.#poller.limit;
+      const started = this.#clock();
       const delay = await this.#runBatch(events);
       // Every ack of this batch is out before the next poll: none waits on a poll or a circuit.
       await this.#settler.drain();
+      this.#size.handled(events.length, asked, this.#clock() - started, this.#leaseMs(events[0]!));
+      this.#poller.limit = this.#size.limit;
       const pause = Math.max(delay, this.#troubleDelay(back));
       if (pause > 0) await this.#sleep(pause, this.#stop);
     }
@@ -193,7 +200,8 @@ class DriverLoop {
       const poller = this.#poller;
       // Feature names typed by the spec's list: a renamed feature fails to compile here.
       const has = (feature: Feature) => info.features.includes(feature);
-      poller.limit = Math.max(1, Math.min(poller.limit, info.maxLimit));
+      this.#size.maxLimit = info.maxLimit;
+      poller.limit = this.#size.limit;
       poller.wait = has("long-poll") ? Math.min(poller.wait, info.maxWaitSeconds) : 0;
       if (!has("renew")) this.#leases.stopRenewing();
       // Only what /info advertises: a kernel without /info (the production one) gets per-event
