@@ -71,4 +71,4 @@ class Batch:
             self.keeper.settle(event["id"])  # nothing to renew: the kernel keeps it for the ack alone
         if signal is not None:
             signal.set(cancelled)  # first: the handler should stop before any hook runs
-        self.emit("on_cancel", {"event": event, "reason": reason})
+        self.emit("on_cancel", {"event": event, "reason": reason, "requested_at": requested_at})

@@ -19,8 +19,9 @@ from .stop import StopSignal
 
 #: Seconds each watch request waits for a cancel (CAP-CANCEL-16 asks for at least 20).
 WATCH_WAIT_SECONDS = 20
-#: Seconds after the handler starts before its watch does; a cancel made earlier is answered at once then.
-WATCH_DELAY = 0.1
+#: Seconds after the handler starts before its watch does (the TypeScript SDK's 250 ms); a cancel made
+#: earlier is answered at once then.
+WATCH_DELAY = 0.25
 #: A "no cancel" answer faster than this did not wait: the next request waits a backoff first.
 FAST_ANSWER = 1.0
 #: The watch's backoff: 1 s doubling to 30 s, and never sooner than a `Retry-After`.

@@ -2,9 +2,9 @@
 key) and a worker thread that runs the handler while the driver's thread waits for it to finish, for its
 lease to be lost, or for the shutdown grace to end. The handler runs in its own thread so the driver can
 give a turn up (lease lost, grace over) without killing anything: the handler sees `ctx.cancelled` set
-and its replies fail with `aborted`. A cancelled delivery (feature `cancel`) is not given up: the turn
-waits for the handler to stop (its replies raise `Cancelled`), so the driver acks `cancelled` after it.
-It never acks and never raises.
+and its replies fail with `aborted`. A cancelled delivery (feature `cancel`) is not given up at once:
+the turn waits up to the shutdown grace for the handler to stop (its replies raise `Cancelled`), so the
+driver acks `cancelled` after it. It never acks and never raises.
 """
 from __future__ import annotations
 
@@ -110,8 +110,9 @@ def run_turn(
     stop: StopSignal,
     shutdown_timeout: float,
 ) -> TurnOutcome:
-    """Runs one handler turn. "cancelled" when the delivery was cancelled, once the handler stopped (or
-    the shutdown grace ran out); "released" when it was given up otherwise; else "done" or "failed"."""
+    """Runs one handler turn. "cancelled" when the delivery was cancelled, once the handler stopped or
+    `shutdown_timeout` passed since the cancel (or the stop); "released" when it was given up otherwise;
+    else "done" or "failed"."""
     abort = context.cancelled
     wake = threading.Event()
     box: Dict[str, Any] = {}
@@ -133,9 +134,10 @@ def run_turn(
         while True:
             if "value" in box or "error" in box:
                 break
-            if abort.is_set() and not isinstance(abort.reason, Cancelled):
+            cancelled = isinstance(abort.reason, Cancelled)
+            if abort.is_set() and not cancelled:
                 return TurnOutcome("released")
-            if stop.is_set() and grace_end is None:
+            if (stop.is_set() or cancelled) and grace_end is None:
                 grace_end = time.monotonic() + shutdown_timeout
             if grace_end is not None:
                 left = grace_end - time.monotonic()

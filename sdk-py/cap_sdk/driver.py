@@ -101,15 +101,17 @@ def run_driver(
     circuit's runtime steps), `store` the handled-ids store (default `MemoryHandledStore()`), `renew_at` the
     fraction of the lease after which held events are renewed, `lease_seconds` the lease to assume when
     neither `/info` nor `leaseExpiresAt` says, `shutdown_timeout` how long a running handler may finish
-    after a stop before it is released, `agent_key` the seed of the stable 0–20 % delay offset (default
+    after a stop before it is released (and after a cancel before the event is acked `cancelled` anyway),
+    `agent_key` the seed of the stable 0–20 % delay offset (default
     the token's fingerprint).
 
     Cancellation (where `/info` lists `cancel`): while a handler runs, the driver watches its delivery
     (`GET /events/{id}/cancellation`, 20-second long-polls; a renew answered 409 with `details.cancelled`
     says the same). On a cancel it sets `ctx.cancelled` (reason a `Cancelled`; `ctx.cancel_reason` says
-    why), stops renewing, makes `ctx.reply` raise `Cancelled`, and once the handler returns or raises acks
-    the event `{outcome: "cancelled", reason}` whatever the handler returned: no failure, no circuit. A
-    waiting event of the batch found cancelled is acked `cancelled` without running its handler.
+    why), stops renewing, makes `ctx.reply` raise `Cancelled`, and once the handler returns or raises (or
+    `shutdown_timeout` has passed) acks the event `{outcome: "cancelled", reason}` whatever the handler
+    returned: no failure, no circuit. A waiting event of the batch found cancelled is acked `cancelled`
+    without running its handler.
 
     Hooks (each called with one dict; a hook that raises is ignored): `on_event` (the event),
     `on_ack` {event, result, duplicate}, `on_error` {stage: handler|ack|renew|release|info|store|watch, error,
@@ -120,7 +122,7 @@ def run_driver(
     waits `delay`: `poll_interval` doubling up to 15 minutes, never less than a `Retry-After`),
     `on_renew` {event, lease_expires_at},
     `on_lease_lost` {event, error}, `on_poll_mode` {mode: long-poll|interval, reason},
-    `on_release` {event, delay_seconds, reason}, `on_cancel` {event, reason} (the driver learned that a
+    `on_release` {event, delay_seconds, reason}, `on_cancel` {event, reason, requested_at} (the driver learned that a
     delivery it holds was cancelled; `on_error` stage `watch` reports a watch request that failed).
     """
     unknown = set(hooks) - set(_HOOKS)
