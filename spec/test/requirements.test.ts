@@ -28,6 +28,7 @@ const FAMILIES = [
   "BATCH",
   "POLL",
   "REPLAY",
+  "CANCEL",
   "MSG",
   "READ",
   "IDEM",
