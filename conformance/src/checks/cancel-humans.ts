@@ -28,7 +28,11 @@ import { isUtcTimestamp } from "./support.js";
 
 /** b's event carrying `nonce`, polled and acked (anything else b gets meanwhile is acked as skipped). */
 async function newEvent(ctx: CheckContext, nonce: string): Promise<WireEvent | undefined> {
-  const [e] = await collect(ctx, "b", { match: (x) => carries(x, nonce), count: 1, deadline: now() + arrival(ctx.timing) });
+  const [e] = await collect(ctx, "b", {
+    match: (x) => carries(x, nonce),
+    count: 1,
+    deadline: now() + arrival(ctx.timing),
+  });
   if (e) await ctx.as("b").ack(e.id);
   return e;
 }
@@ -47,8 +51,20 @@ export const cancelHumanChecks = [
       const d = await held(ctx);
       const { id } = d.event;
       for (const role of ["a", "c"] as const)
-        ctx.expectError("CAP-CANCEL-12", await ctx.as(role).cancel(id), 404, "event_not_found", `agent ${role} cancelling agent b's event`);
-      ctx.expectError("CAP-CANCEL-12", await humanCancel(ctx, ctx.cast.other, id), 404, "event_not_found", "the human cancelling the event through a pod it is not in");
+        ctx.expectError(
+          "CAP-CANCEL-12",
+          await ctx.as(role).cancel(id),
+          404,
+          "event_not_found",
+          `agent ${role} cancelling agent b's event`,
+        );
+      ctx.expectError(
+        "CAP-CANCEL-12",
+        await humanCancel(ctx, ctx.cast.other, id),
+        404,
+        "event_not_found",
+        "the human cancelling the event through a pod it is not in",
+      );
       const still = await peek(ctx, d);
       ctx.expect("CAP-CANCEL-12", isNotRequested(still), {
         message: "after refused cancels by other agents the delivery is no longer held as it was",
@@ -58,7 +74,13 @@ export const cancelHumanChecks = [
       });
       const reason = `conformance ${ctx.nonce()}`;
       const res = await humanCancel(ctx, ctx.cast.shared, id, { reason });
-      expectCancelAnswer(ctx, "CAP-CANCEL-12", res, { status: "cancelled", changed: true }, "a human of the pod cancelling an agent's held delivery");
+      expectCancelAnswer(
+        ctx,
+        "CAP-CANCEL-12",
+        res,
+        { status: "cancelled", changed: true },
+        "a human of the pod cancelling an agent's held delivery",
+      );
       const told = await peek(ctx, d);
       ctx.expect("CAP-CANCEL-12", isRequested(told, reason), {
         message: "the agent's watch after a human cancelled its delivery",
@@ -102,7 +124,10 @@ export const cancelHumanChecks = [
         });
       }
       const view = await queueView(ctx);
-      if (!view) ctx.note("the operator's queue view was not checked: no fixture human, or its queue route answered otherwise");
+      if (!view)
+        ctx.note(
+          "the operator's queue view was not checked: no fixture human, or its queue route answered otherwise",
+        );
       for (const c of view ? cases : []) {
         const e = view?.events.get(c.d.event.id);
         const ok =
@@ -113,8 +138,20 @@ export const cancelHumanChecks = [
           typeof e.cancelledBy?.id === "string";
         ctx.expect("CAP-CANCEL-13", ok, {
           message: `the operator's queue view of an event cancelled by ${c.by.join(" or ")}`,
-          expected: { state: "cancelled", cancelReason: c.reason, cancelledAt: "<UTC date-time>", cancelledBy: { kind: c.by.join(" | "), id: "<string>" } },
-          actual: e ? { state: e.state, cancelReason: e.cancelReason, cancelledAt: e.cancelledAt, cancelledBy: e.cancelledBy } : "not listed",
+          expected: {
+            state: "cancelled",
+            cancelReason: c.reason,
+            cancelledAt: "<UTC date-time>",
+            cancelledBy: { kind: c.by.join(" | "), id: "<string>" },
+          },
+          actual: e
+            ? {
+                state: e.state,
+                cancelReason: e.cancelReason,
+                cancelledAt: e.cancelledAt,
+                cancelledBy: e.cancelledBy,
+              }
+            : "not listed",
           ...(view ? { exchange: view.answer } : {}),
         });
       }
@@ -145,7 +182,10 @@ export const cancelHumanChecks = [
           exchange: told,
         });
         const next = await newEvent(ctx, nonce);
-        if (!next) ctx.incomplete("the human's message made no event for agent b (see messages.human-post-wakes-agents)");
+        if (!next)
+          ctx.incomplete(
+            "the human's message made no event for agent b (see messages.human-post-wakes-agents)",
+          );
         ctx.expect("CAP-CANCEL-14", Array.isArray(next.supersedes) && next.supersedes.includes(d.event.id), {
           message: "the event of the human's message does not name the delivery it interrupted",
           expected: { supersedes: [d.event.id] },
@@ -169,7 +209,11 @@ export const cancelHumanChecks = [
       // The default; set explicitly so an earlier run's leftover policy cannot decide the verdict.
       await setDoubleTexting(ctx, "b", "enqueue");
       const cases: [string, "enqueue" | "interrupt", (nonce: string) => Promise<unknown>][] = [
-        ["a human's message under the enqueue policy", "enqueue", (nonce) => humanPost(ctx, ctx.cast.shared, { content: `conformance enqueue ${nonce}` })],
+        [
+          "a human's message under the enqueue policy",
+          "enqueue",
+          (nonce) => humanPost(ctx, ctx.cast.shared, { content: `conformance enqueue ${nonce}` }),
+        ],
         ["an agent's message under the interrupt policy", "interrupt", (nonce) => trigger(ctx, "b", nonce)],
       ];
       try {

@@ -148,5 +148,6 @@ export function keepHeld(ctx: CheckContext, d: Delivery): () => Promise<void> {
 
 /** Ack b's events the check is done with (an ack of a cancelled event is accepted: CAP-CANCEL-6). */
 export async function settle(ctx: CheckContext, ...ids: string[]): Promise<void> {
-  for (const id of ids) await ctx.as("b").ack(id, { result: { outcome: "cancelled", reason: "conformance" } });
+  for (const id of ids)
+    await ctx.as("b").ack(id, { result: { outcome: "cancelled", reason: "conformance" } });
 }

@@ -15,12 +15,16 @@ const cancelledOutcome = { result: { outcome: "cancelled", reason: "conformance:
 
 function expectFencedByCancel(ctx: CheckContext, res: Answer, what: string): void {
   const body = res.body as { code?: unknown; details?: { cancelled?: unknown } } | undefined;
-  ctx.expect("CAP-CANCEL-7", res.status === 409 && body?.code === "lease_lost" && body.details?.cancelled === true, {
-    message: what,
-    expected: 'HTTP 409 {"code": "lease_lost", "details": {"cancelled": true, "reason": …}}',
-    actual: shows(res),
-    exchange: res,
-  });
+  ctx.expect(
+    "CAP-CANCEL-7",
+    res.status === 409 && body?.code === "lease_lost" && body.details?.cancelled === true,
+    {
+      message: what,
+      expected: 'HTTP 409 {"code": "lease_lost", "details": {"cancelled": true, "reason": …}}',
+      actual: shows(res),
+      exchange: res,
+    },
+  );
 }
 
 export const cancelVerbChecks = [
@@ -48,14 +52,21 @@ export const cancelVerbChecks = [
         ackedAt.push((await queueView(ctx))?.events.get(d.event.id)?.ackedAt);
       }
       // The operator's view shows when the ack was recorded: the first time, and never again.
-      if (ackedAt[0] === undefined) ctx.note("the record of the ack was not checked: no operator's queue view");
+      if (ackedAt[0] === undefined)
+        ctx.note("the record of the ack was not checked: no operator's queue view");
       else
         ctx.expect("CAP-CANCEL-6", isUtcTimestamp(ackedAt[0]) && ackedAt[1] === ackedAt[0], {
           message: "the operator's queue view does not show the first ack of a cancelled event, kept once",
           expected: "ackedAt set by the first ack and unchanged by the second",
           actual: { afterFirst: ackedAt[0], afterSecond: ackedAt[1] },
         });
-      expectCancelAnswer(ctx, "CAP-CANCEL-6", await b.cancel(d.event.id), { status: "cancelled", changed: false }, "the state of a cancelled event after its ack");
+      expectCancelAnswer(
+        ctx,
+        "CAP-CANCEL-6",
+        await b.cancel(d.event.id),
+        { status: "cancelled", changed: false },
+        "the state of a cancelled event after its ack",
+      );
       if (ctx.has("batch-ack")) {
         const e = await held(ctx);
         await cancelStep(ctx, e.event.id);
@@ -67,7 +78,13 @@ export const cancelVerbChecks = [
           actual: shows(res),
           exchange: res,
         });
-        expectCancelAnswer(ctx, "CAP-CANCEL-6", await b.cancel(e.event.id), { status: "cancelled", changed: false }, "the state of a cancelled event after a batch ack");
+        expectCancelAnswer(
+          ctx,
+          "CAP-CANCEL-6",
+          await b.cancel(e.event.id),
+          { status: "cancelled", changed: false },
+          "the state of a cancelled event after a batch ack",
+        );
       } else ctx.note("the batch ack of a cancelled event was not checked: no batch-ack");
       // The outcome is recorded, never acted on: an event nobody cancelled is simply acked.
       const plain = await held(ctx);
@@ -78,7 +95,13 @@ export const cancelVerbChecks = [
         actual: shows(ack),
         exchange: ack,
       });
-      expectCancelAnswer(ctx, "CAP-ACK-6", await b.cancel(plain.event.id), { status: "acked", changed: false }, 'the state of an event acked with outcome "cancelled" that nobody cancelled');
+      expectCancelAnswer(
+        ctx,
+        "CAP-ACK-6",
+        await b.cancel(plain.event.id),
+        { status: "acked", changed: false },
+        'the state of an event acked with outcome "cancelled" that nobody cancelled',
+      );
     },
   }),
   defineCheck({
@@ -95,7 +118,8 @@ export const cancelVerbChecks = [
       const d = await held(ctx);
       const { id, attempts } = d.event;
       await cancelStep(ctx, id, { reason: "conformance: fenced" });
-      if (ctx.has("renew")) expectFencedByCancel(ctx, await b.renew(id, attempts), "renewing a cancelled delivery");
+      if (ctx.has("renew"))
+        expectFencedByCancel(ctx, await b.renew(id, attempts), "renewing a cancelled delivery");
       if (ctx.has("release"))
         expectFencedByCancel(ctx, await b.release(id, { attempts }), "releasing a cancelled delivery");
       await settle(ctx, id);

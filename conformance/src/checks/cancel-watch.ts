@@ -18,15 +18,21 @@ import {
   settle,
   shows,
 } from "./cancel-support.js";
-import { type Delivery, leaseMs, nextDelivery, firstDelivery } from "./leases.js";
+import { type Delivery, firstDelivery, leaseMs, nextDelivery } from "./leases.js";
 
 const onceMs = (ctx: CheckContext) => Math.round(1000 * ctx.timing.timeScale);
 
 /** Watch `d` for `waitSeconds` (on replica `urlIndex`), cancelling it as b `afterMs` into the wait. */
-async function cancelDuringWatch(ctx: CheckContext, d: Delivery, o: { wait: number; afterMs: number; reason: string }) {
+async function cancelDuringWatch(
+  ctx: CheckContext,
+  d: Delivery,
+  o: { wait: number; afterMs: number; reason: string },
+) {
   const urls = ctx.run.settings.urls.length;
   const t0 = now();
-  const watch = ctx.as("b").cancellation(d.event.id, { attempts: d.event.attempts, waitSeconds: o.wait }, { urlIndex: 0 });
+  const watch = ctx
+    .as("b")
+    .cancellation(d.event.id, { attempts: d.event.attempts, waitSeconds: o.wait }, { urlIndex: 0 });
   const answered = watch.then((res) => ({ res, at: now() }));
   // A head start so the watch is already held; if the cancel wins the race it must answer at once anyway.
   await pause(o.afterMs);
@@ -41,7 +47,8 @@ export const cancelWatchChecks = [
   defineCheck({
     id: "cancel.watch-cancelled-at-once",
     family: "cancel",
-    title: "answers a watch of the cancelled delivery at once: 200 {cancelRequested: true, reason, requestedAt}",
+    title:
+      "answers a watch of the cancelled delivery at once: 200 {cancelRequested: true, reason, requestedAt}",
     verifies: ["CAP-CANCEL-8"],
     feature: "cancel",
     queue: true,
@@ -82,7 +89,9 @@ export const cancelWatchChecks = [
       if (ctx.has("renew") || leaseMs(ctx) >= (W + 1) * 1000) {
         const stop = keepHeld(ctx, d);
         const t0 = now();
-        const res = await ctx.as("b").cancellation(d.event.id, { attempts: d.event.attempts, waitSeconds: W });
+        const res = await ctx
+          .as("b")
+          .cancellation(d.event.id, { attempts: d.event.attempts, waitSeconds: W });
         const took = now() - t0;
         await stop();
         ctx.expect("CAP-CANCEL-9", isNotRequested(res) && took >= W * 1000 - 50, {
@@ -91,7 +100,8 @@ export const cancelWatchChecks = [
           actual: `${shows(res)} after ${Math.round(took)} ms`,
           exchange: res,
         });
-      } else ctx.note("the uncancelled wait was not checked: no renew, and a lease too short to hold a watch");
+      } else
+        ctx.note("the uncancelled wait was not checked: no renew, and a lease too short to hold a watch");
       const e = await held(ctx);
       const stop = keepHeld(ctx, e);
       const reason = `conformance ${ctx.nonce()}`;
@@ -119,10 +129,15 @@ export const cancelWatchChecks = [
       for (let i = 0; i < 3; i++) {
         const d = await held(ctx);
         const stop = keepHeld(ctx, d);
-        const { res, at, cancelledAt } = await cancelDuringWatch(ctx, d, { wait: 10, afterMs: 200, reason: "conformance" });
+        const { res, at, cancelledAt } = await cancelDuringWatch(ctx, d, {
+          wait: 10,
+          afterMs: 200,
+          reason: "conformance",
+        });
         await stop();
         await settle(ctx, d.event.id);
-        if (!isRequested(res)) ctx.incomplete(`the watch did not answer the cancel (${shows(res)}; see cancel.watch-held)`);
+        if (!isRequested(res))
+          ctx.incomplete(`the watch did not answer the cancel (${shows(res)}; see cancel.watch-held)`);
         latencies.push(Math.max(0, at - cancelledAt));
       }
       const worst = Math.max(...latencies);
@@ -146,11 +161,29 @@ export const cancelWatchChecks = [
       const { nonce, first: d } = await firstDelivery(ctx);
       const { id, attempts } = d.event;
       const lost = async (what: string, eventId: string, n: number) =>
-        ctx.expectError("CAP-CANCEL-11", await b.cancellation(eventId, { attempts: n }), 409, "lease_lost", what);
+        ctx.expectError(
+          "CAP-CANCEL-11",
+          await b.cancellation(eventId, { attempts: n }),
+          409,
+          "lease_lost",
+          what,
+        );
       await lost("a watch naming a delivery that does not exist (attempts + 1)", id, attempts + 1);
       for (const role of ["a", "c"] as const)
-        ctx.expectError("CAP-CANCEL-11", await ctx.as(role).cancellation(id, { attempts }), 404, "event_not_found", `agent ${role} watching agent b's event`);
-      ctx.expectError("CAP-CANCEL-11", await b.cancellation(`evt_${ctx.nonce()}`, { attempts: 1 }), 404, "event_not_found", "a watch of an event that does not exist");
+        ctx.expectError(
+          "CAP-CANCEL-11",
+          await ctx.as(role).cancellation(id, { attempts }),
+          404,
+          "event_not_found",
+          `agent ${role} watching agent b's event`,
+        );
+      ctx.expectError(
+        "CAP-CANCEL-11",
+        await b.cancellation(`evt_${ctx.nonce()}`, { attempts: 1 }),
+        404,
+        "event_not_found",
+        "a watch of an event that does not exist",
+      );
       const bad: [string, Record<string, string | number>][] = [
         ["no attempts", {}],
         ["attempts 0", { attempts: 0 }],
@@ -161,7 +194,13 @@ export const cancelWatchChecks = [
         ["waitSeconds 1.5", { attempts, waitSeconds: 1.5 }],
       ];
       for (const [what, query] of bad)
-        ctx.expectError("CAP-CANCEL-11", await b.cancellation(id, query), 400, "validation_failed", `a watch with ${what}`);
+        ctx.expectError(
+          "CAP-CANCEL-11",
+          await b.cancellation(id, query),
+          400,
+          "validation_failed",
+          `a watch with ${what}`,
+        );
       // The lease ends and a poll claims the event again: the old delivery's watch is refused.
       const again = await nextDelivery(ctx, nonce, d.answeredAt + leaseMs(ctx) + tolerance(ctx.timing));
       if (again) await lost("a watch naming a delivery whose event was claimed again", id, attempts);

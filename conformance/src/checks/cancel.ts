@@ -58,7 +58,13 @@ export const cancelChecks = [
         ["a reason that is a list", { reason: ["stop"] }],
       ];
       for (const [what, body] of bad)
-        ctx.expectError("CAP-CANCEL-1", await b.cancel(id, body), 400, "validation_failed", `a cancel with ${what}`);
+        ctx.expectError(
+          "CAP-CANCEL-1",
+          await b.cancel(id, body),
+          400,
+          "validation_failed",
+          `a cancel with ${what}`,
+        );
       const still = await peek(ctx, d);
       ctx.expect("CAP-CANCEL-1", isNotRequested(still), {
         message: "after refused cancels (404 and 400 answers) the delivery is no longer held as it was",
@@ -66,7 +72,13 @@ export const cancelChecks = [
         actual: shows(still),
         exchange: still,
       });
-      expectCancelAnswer(ctx, "CAP-CANCEL-1", await b.cancel(id), { status: "cancelled" }, "a cancel without a body");
+      expectCancelAnswer(
+        ctx,
+        "CAP-CANCEL-1",
+        await b.cancel(id),
+        { status: "cancelled" },
+        "a cancel without a body",
+      );
       const other = await held(ctx);
       expectCancelAnswer(
         ctx,
@@ -93,8 +105,20 @@ export const cancelChecks = [
         ["a held delivery", d],
         [ctx.has("release") ? "a released (pending) event" : "an event whose lease ended", p],
       ] as const) {
-        expectCancelAnswer(ctx, "CAP-CANCEL-2", await b.cancel(e.event.id), { status: "cancelled", changed: true }, `cancelling ${what}`);
-        expectCancelAnswer(ctx, "CAP-CANCEL-2", await b.cancel(e.event.id), { status: "cancelled" }, `the state of ${what} right after its cancel`);
+        expectCancelAnswer(
+          ctx,
+          "CAP-CANCEL-2",
+          await b.cancel(e.event.id),
+          { status: "cancelled", changed: true },
+          `cancelling ${what}`,
+        );
+        expectCancelAnswer(
+          ctx,
+          "CAP-CANCEL-2",
+          await b.cancel(e.event.id),
+          { status: "cancelled" },
+          `the state of ${what} right after its cancel`,
+        );
       }
       await settle(ctx, d.event.id, p.event.id);
     },
@@ -111,7 +135,13 @@ export const cancelChecks = [
       const acked = await held(ctx);
       await b.ack(acked.event.id);
       for (const n of [1, 2])
-        expectCancelAnswer(ctx, "CAP-CANCEL-3", await b.cancel(acked.event.id), { status: "acked", changed: false }, `cancel ${n} of an acked event`);
+        expectCancelAnswer(
+          ctx,
+          "CAP-CANCEL-3",
+          await b.cancel(acked.event.id),
+          { status: "acked", changed: false },
+          `cancel ${n} of an acked event`,
+        );
       const cancelled = await held(ctx);
       await cancelStep(ctx, cancelled.event.id);
       for (const body of [undefined, { reason: "again" }])
@@ -123,14 +153,21 @@ export const cancelChecks = [
           `cancelling a cancelled event again${body ? " with another reason" : ""}`,
         );
       const failed = await failedEvent(ctx);
-      expectCancelAnswer(ctx, "CAP-CANCEL-3", await b.cancel(failed), { status: "failed", changed: false }, "cancelling a failed event");
+      expectCancelAnswer(
+        ctx,
+        "CAP-CANCEL-3",
+        await b.cancel(failed),
+        { status: "failed", changed: false },
+        "cancelling a failed event",
+      );
       await settle(ctx, cancelled.event.id);
     },
   }),
   defineCheck({
     id: "cancel.never-redelivered",
     family: "cancel",
-    title: "never returns a cancelled event to a poll: held or pending when cancelled, fresh or replayed poll",
+    title:
+      "never returns a cancelled event to a poll: held or pending when cancelled, fresh or replayed poll",
     verifies: ["CAP-CANCEL-4"],
     feature: "cancel",
     queue: true,
@@ -139,7 +176,10 @@ export const cancelChecks = [
       if (ctx.has("poll-replay")) {
         const nonce = ctx.nonce();
         await trigger(ctx, "b", nonce);
-        const pollId = ctx.nonce().replace(/[^A-Za-z0-9_-]/g, "").slice(-64);
+        const pollId = ctx
+          .nonce()
+          .replace(/[^A-Za-z0-9_-]/g, "")
+          .slice(-64);
         const deadline = now() + arrival(ctx.timing);
         let id: string | undefined;
         while (!id) {
@@ -197,10 +237,19 @@ export const cancelChecks = [
         ["a delivery cancelled at attempt 1", d],
         [`a delivery cancelled at its last attempt (${last.event.attempts})`, last],
       ] as const)
-        expectCancelAnswer(ctx, "CAP-CANCEL-5", await b.cancel(e.event.id), { status: "cancelled", changed: false }, `the state of ${what}, after its lease ended`);
+        expectCancelAnswer(
+          ctx,
+          "CAP-CANCEL-5",
+          await b.cancel(e.event.id),
+          { status: "cancelled", changed: false },
+          `the state of ${what}, after its lease ended`,
+        );
       // Dead letters are failed events: the operator's view must list these as cancelled.
       const view = await queueView(ctx);
-      if (!view) ctx.note("the operator's queue view was not checked: no fixture human, or its queue route answered otherwise");
+      if (!view)
+        ctx.note(
+          "the operator's queue view was not checked: no fixture human, or its queue route answered otherwise",
+        );
       for (const e of view ? [d, last] : []) {
         const listed = view?.events.get(e.event.id);
         ctx.expect("CAP-CANCEL-5", listed?.state === "cancelled", {

@@ -20,7 +20,9 @@ export function fixtureHuman(ctx: CheckContext, why: string): FixtureHuman {
 }
 
 const fill = (path: string, vars: Record<string, string>) =>
-  path.replace(/\{(\w+)\}/g, (whole, k: string) => (k in vars ? encodeURIComponent(vars[k] as string) : whole));
+  path.replace(/\{(\w+)\}/g, (whole, k: string) =>
+    k in vars ? encodeURIComponent(vars[k] as string) : whole,
+  );
 
 /** Whether an answer says the human's route or token is not usable here (rather than judging the kernel). */
 function unusable(res: Answer): boolean {
