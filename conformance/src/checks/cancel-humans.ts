@@ -50,6 +50,7 @@ export const cancelHumanChecks = [
       fixtureHuman(ctx, "cancel as");
       const d = await held(ctx);
       const { id } = d.event;
+      const stop = keepHeld(ctx, d);
       for (const role of ["a", "c"] as const)
         ctx.expectError(
           "CAP-CANCEL-12",
@@ -66,6 +67,7 @@ export const cancelHumanChecks = [
         "the human cancelling the event through a pod it is not in",
       );
       const still = await peek(ctx, d);
+      await stop();
       ctx.expect("CAP-CANCEL-12", isNotRequested(still), {
         message: "after refused cancels by other agents the delivery is no longer held as it was",
         expected: notRequestedShape,

@@ -14,6 +14,7 @@ import {
   failedEvent,
   held,
   isNotRequested,
+  keepHeld,
   lastDelivery,
   notRequestedShape,
   peek,
@@ -37,6 +38,7 @@ export const cancelChecks = [
       const d = await held(ctx);
       const { id } = d.event;
       const b = ctx.as("b");
+      const stop = keepHeld(ctx, d);
       for (const role of ["a", "c"] as const)
         ctx.expectError(
           "CAP-CANCEL-1",
@@ -66,6 +68,7 @@ export const cancelChecks = [
           `a cancel with ${what}`,
         );
       const still = await peek(ctx, d);
+      await stop();
       ctx.expect("CAP-CANCEL-1", isNotRequested(still), {
         message: "after refused cancels (404 and 400 answers) the delivery is no longer held as it was",
         expected: notRequestedShape,
@@ -99,12 +102,12 @@ export const cancelChecks = [
     queue: true,
     async run(ctx: CheckContext) {
       const b = ctx.as("b");
-      const d = await held(ctx);
-      const p = await pendingEvent(ctx);
-      for (const [what, e] of [
-        ["a held delivery", d],
-        [ctx.has("release") ? "a released (pending) event" : "an event whose lease ended", p],
+      // One at a time: the polls that make the pending event must not find the held one lapsed.
+      for (const [what, make] of [
+        ["a held delivery", held],
+        [ctx.has("release") ? "a released (pending) event" : "an event whose lease ended", pendingEvent],
       ] as const) {
+        const e = await make(ctx);
         expectCancelAnswer(
           ctx,
           "CAP-CANCEL-2",
@@ -119,8 +122,8 @@ export const cancelChecks = [
           { status: "cancelled" },
           `the state of ${what} right after its cancel`,
         );
+        await settle(ctx, e.event.id);
       }
-      await settle(ctx, d.event.id, p.event.id);
     },
   }),
   defineCheck({
