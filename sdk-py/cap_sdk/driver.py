@@ -102,8 +102,7 @@ def run_driver(
     fraction of the lease after which held events are renewed, `lease_seconds` the lease to assume when
     neither `/info` nor `leaseExpiresAt` says, `shutdown_timeout` how long a running handler may finish
     after a stop before it is released (and after a cancel before the event is acked `cancelled` anyway),
-    `agent_key` the seed of the stable 0–20 % delay offset (default
-    the token's fingerprint).
+    `agent_key` the seed of the stable 0–20 % delay offset (default the token's fingerprint).
 
     Cancellation (where `/info` lists `cancel`): while a handler runs, the driver watches its delivery
     (`GET /events/{id}/cancellation`, 20-second long-polls; a renew answered 409 with `details.cancelled`
@@ -122,8 +121,8 @@ def run_driver(
     waits `delay`: `poll_interval` doubling up to 15 minutes, never less than a `Retry-After`),
     `on_renew` {event, lease_expires_at},
     `on_lease_lost` {event, error}, `on_poll_mode` {mode: long-poll|interval, reason},
-    `on_release` {event, delay_seconds, reason}, `on_cancel` {event, reason, requested_at} (the driver learned that a
-    delivery it holds was cancelled; `on_error` stage `watch` reports a watch request that failed).
+    `on_release` {event, delay_seconds, reason}, `on_cancel` {event, reason, requested_at} (the driver
+    learned that a delivery it holds was cancelled; `on_error` stage `watch` reports a failed watch).
     """
     unknown = set(hooks) - set(_HOOKS)
     if unknown:
