@@ -7,7 +7,11 @@
 //   node driver.mjs   # or: import { runDriver } from "./driver.mjs"; runDriver({ ...broken });
 const BASE = `${process.env.CAP_URL}/api/agents/runtime`;
 const TOKEN = process.env.CAP_TOKEN;
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const sleep = (ms, signal = undefined) =>
+  new Promise((r) => {
+    const t = setTimeout(r, ms);
+    signal?.addEventListener("abort", () => (clearTimeout(t), r()), { once: true });
+  });
 
 async function call(method, path, body, headers = {}, signal = undefined) {
   const res = await fetch(BASE + path, {
@@ -70,7 +74,7 @@ function guard(o, info, event, turn) {
             if (w.cancelRequested) return told(w.reason);
           } catch (err) {
             if (stopped.signal.aborted || err.res?.status === 409 || err.res?.status === 404) return;
-            await sleep(1000);
+            await sleep(1000, stopped.signal);
           }
         }
       })(),
@@ -79,7 +83,7 @@ function guard(o, info, event, turn) {
     loops.push(
       (async () => {
         while (!stopped.signal.aborted) {
-          await sleep(info.leaseMs / 2);
+          await sleep(info.leaseMs / 2, stopped.signal);
           if (stopped.signal.aborted) return;
           try {
             await call("POST", `/events/${event.id}/renew`, { attempts: event.attempts }, {}, stopped.signal);
