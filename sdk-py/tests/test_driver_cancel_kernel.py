@@ -1,7 +1,8 @@
 """run_driver and a human's cancel (feature `cancel`) against the real reference kernel over real sockets,
 through a counting proxy (tests/helpers/proxy.py) that records what the driver asked: the running
 handler's delivery is watched, the cancel reaches the handler, nothing is posted, renewing stops and the
-event is acked `cancelled`; a kernel that does not advertise `cancel` is never watched."""
+event is acked `cancelled`; a new message under the `interrupt` policy supersedes the running turn; a
+kernel that does not advertise `cancel` is never watched."""
 from __future__ import annotations
 
 import threading
@@ -13,7 +14,7 @@ from helpers.drivers import BackgroundDriver, client_for
 from helpers.kernel import start_kernel, wait_until
 from helpers.proxy import CountingProxy
 
-AGENTS = ["stopme", "selfstop", "unwatched"]
+AGENTS = ["stopme", "selfstop", "unwatched", "interrupted"]
 #: Generous: CAP-CANCEL-10 asks for one second; a loaded two-core machine gets five.
 SEEN_WITHIN = 5.0
 
@@ -120,6 +121,35 @@ class CancelAgainstKernel(unittest.TestCase):
         self.assertEqual(d.rec.acks[0]["outcome"], "cancelled")
         self.assertEqual(self.kernel.state("selfstop", event_id)["cancelledBy"]["kind"], "agent")
         self.assertEqual(summary.cancelled, 1)
+
+    def test_a_new_message_under_the_interrupt_policy_supersedes_the_running_turn(self) -> None:
+        self.kernel.set_double_texting("interrupted", "interrupt")
+        proxy = self.proxy()
+        started, superseded, answered = threading.Event(), {}, []
+
+        def mention(event, ctx):
+            if "first" in event["payload"]["content"]:
+                started.set()
+                if ctx.cancelled.wait(60):
+                    superseded["reason"] = ctx.cancel_reason
+                return None
+            answered.append(event)
+            ctx.reply("on it")
+
+        d = self.start("interrupted", proxy, {"mention.received": mention})
+        self.kernel.say("@interrupted first, a long one")
+        wait_until(started.is_set, "the first turn runs")
+        first_id = wait_until(lambda: next((e["id"] for e in self.kernel.queue("interrupted") if e["state"] == "leased"), None), "the first turn is held")
+        self.kernel.say("@interrupted no wait, do this instead")
+        wait_until(lambda: "reason" in superseded, "the first turn is told it was superseded", timeout=SEEN_WITHIN)
+        wait_until(lambda: answered and len(d.rec.acks) == 2, "the second mention answered and both acked")
+        summary = d.stop()
+        self.assertEqual(superseded["reason"], "superseded")
+        self.assertEqual(answered[0]["supersedes"], [first_id])
+        self.assertEqual([(a["id"], a["outcome"]) for a in d.rec.acks], [(first_id, "cancelled"), (answered[0]["id"], "posted")])
+        self.assertEqual(d.rec.acks[0]["reason"], "superseded")
+        self.assertEqual(self.kernel.state("interrupted", first_id)["cancelledBy"]["kind"], "kernel")
+        self.assertEqual((summary.cancelled, summary.handled), (1, 1))
 
     def test_never_watches_a_kernel_that_does_not_advertise_cancel(self) -> None:
         proxy = self.proxy(hide_features=["cancel"])
