@@ -95,6 +95,15 @@ export const demands = {
     shows: "HTTP 201 {id, messageId, createdAt}",
   },
   info: { requirement: "CAP-INFO-1", status: 200, shows: "HTTP 200 {protocol, version, …}" },
+  cancel: {
+    requirement: "CAP-CANCEL-1",
+    status: 200,
+    body: (b) =>
+      field(b, "ok") === true &&
+      ["cancelled", "acked", "failed"].includes(field(b, "status") as string) &&
+      typeof field(b, "changed") === "boolean",
+    shows: 'HTTP 200 {"ok": true, "status": "cancelled" | "acked" | "failed", "changed": <boolean>}',
+  },
 } satisfies Record<string, Demand>;
 
 export type Query = Record<string, string | number | undefined>;
@@ -147,6 +156,25 @@ export class AgentApi {
   /** Batch ack (`batch-ack`): `POST /events/ack {acks}`. */
   ackMany(body: unknown, extra: Extra = {}): Promise<Answer> {
     return this.bare("POST", `${R}/events/ack`, { body, ...extra });
+  }
+
+  /** Cancel one of this agent's events (`cancel`): `POST /events/{id}/cancel`, the body optional. */
+  cancel(id: string, body?: unknown, extra: Extra = {}): Promise<Answer> {
+    return this.bare("POST", `${R}/events/${encodeURIComponent(id)}/cancel`, {
+      ...(body !== undefined ? { body } : {}),
+      ...extra,
+    });
+  }
+
+  /** Watch a delivery for a cancel (`cancel`): `GET /events/{id}/cancellation?attempts&waitSeconds`. */
+  cancellation(id: string, query: Query, extra: Extra = {}): Promise<Answer> {
+    const wait = Math.max(0, Math.min(60, Number(query.waitSeconds ?? 0) || 0));
+    const timeoutMs = (wait + 15) * 1000 * this.ctx.timing.timeScale;
+    return this.bare("GET", `${R}/events/${encodeURIComponent(id)}/cancellation`, {
+      query,
+      timeoutMs,
+      ...extra,
+    });
   }
 
   post(podId: string, body: unknown, extra: Extra = {}): Promise<Answer> {

@@ -20,6 +20,7 @@ export const families = [
   "release",
   "batch-ack",
   "poll-replay",
+  "cancel",
   "messages",
   "idempotency",
   "message-read",

@@ -39,6 +39,14 @@ const broken: [string, string, string][] = [
   ["ignores-retry-after.mjs", "driver.backoff.outage", "CAP-DRV-12"],
   ["polls-revoked-forever.mjs", "driver.auth.revoked-stops", "CAP-DRV-10"],
   ["tight-loops.mjs", "driver.polling.idle", "CAP-DRV-14"],
+  ["posts-after-cancel.mjs", "driver.cancel.*", "CAP-CANCEL-17"],
+];
+
+// SHOULDs: the suite warns (exit 0) and, under --strict, fails naming them.
+const brokenShoulds: [string, string, string][] = [
+  ["never-watches.mjs", "driver.cancel.running-handler", "CAP-CANCEL-16"],
+  ["watches-tightly.mjs", "driver.cancel.running-handler", "CAP-CANCEL-16"],
+  ["acks-cancel-as-skipped.mjs", "driver.cancel.*", "CAP-CANCEL-18"],
 ];
 
 describe("cap-conformance driver against broken drivers", () => {
@@ -48,6 +56,24 @@ describe("cap-conformance driver against broken drivers", () => {
     expect(r.code, r.stdout).toBe(1);
     expect(r.stdout).toContain(id);
     expect(failedIds(readReport(json))).toContain(id);
+  });
+
+  it.each(brokenShoulds)("%s warns in %s naming %s, and fails it under --strict", async (file, only, id) => {
+    const json = join(scratch(), "report.json");
+    const r = await runCli([
+      "driver",
+      "--command",
+      node(file),
+      "--only",
+      only,
+      "--strict",
+      "--report",
+      `json=${json}`,
+    ]);
+    expect(r.code, r.stdout).toBe(1);
+    const report = readReport(json);
+    expect(report.requirements.find((q) => q.id === id)?.status, r.stdout).toBe("warned");
+    expect(failedIds(report)).toEqual([]);
   });
 
   it("passes the control driver on every MUST, and its wire log, reports and support table agree", async () => {
@@ -64,14 +90,20 @@ describe("cap-conformance driver against broken drivers", () => {
     expect(report.mode).toBe("driver");
     expect(report.checks.filter((c) => c.status === "failed")).toEqual([]);
     expect(report.checks.filter((c) => c.status === "incomplete")).toEqual([]);
-    // The control renews, releases and replays nothing: the SHOULDs it does not meet are reported, not hidden.
+    // The control releases and replays nothing: the SHOULDs it does not meet are reported, not hidden.
     expect(report.requirements.filter((q) => q.status === "warned").map((q) => q.id)).toEqual([
       "CAP-REL-11",
       "CAP-REPLAY-7",
-      "CAP-DRV-5",
     ]);
+    // It watches, renews and stops a cancelled turn: the cancel scenarios judged it, and it passed them.
+    for (const id of ["CAP-CANCEL-16", "CAP-CANCEL-17", "CAP-CANCEL-18", "CAP-DRV-5"])
+      expect(report.requirements.find((q) => q.id === id)?.status, id).toBe("passed");
+    const cancelNotes = report.checks
+      .filter((c) => c.id.startsWith("driver.cancel."))
+      .flatMap((c) => c.notes);
+    expect(cancelNotes).toEqual([]);
     expect(report.requirements.every((q) => q.id.startsWith("CAP-"))).toBe(true);
-    expect(r.stdout).toMatch(/13 checks: 10 passed, 0 failed, 3 warnings/);
+    expect(r.stdout).toMatch(/15 checks: 13 passed, 0 failed, 2 warnings/);
     const md = readFileSync(join(out, "report.markdown"), "utf8");
     expect(md).toContain("# CAP v1 driver conformance: conformant");
     expect(md).toMatch(/\| CAP-DRV-10 \| MUST \| +\| ✅ passed \| `driver.auth.revoked-stops` \|/);

@@ -113,7 +113,12 @@ describe("broken kernels", () => {
     it(`fail the suite naming ${bk.breaks} when the kernel ${bk.name}`, async () => {
       const proxy = await startProxy(kernel.url, bk.make(env));
       try {
-        const { result, report } = await suiteThrough(proxy.url, bk.only, `broken-${i}`);
+        const { result, report } = await suiteThrough(
+          proxy.url,
+          bk.only,
+          `broken-${i}`,
+          bk.strict ? ["--strict"] : [],
+        );
         const named = report.checks.flatMap((c) => c.failures.map((f) => f.requirement));
         expect(named, result.stdout.slice(-2500)).toContain(bk.breaks);
         expect(result.code).toBe(1);
@@ -169,6 +174,60 @@ describe("a kernel that does not advertise release, batch-ack or poll-replay", (
       const { result, report } = await suiteThrough(proxy.url, picked, "claimed-without-queue-verbs", claims);
       const named = report.checks.flatMap((c) => c.failures.map((f) => f.requirement));
       expect(named).toEqual(expect.arrayContaining(["CAP-REL-1", "CAP-BATCH-1", "CAP-REPLAY-6"]));
+      expect(result.code).toBe(1);
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
+/** A kernel without `cancel`: /info leaves it out and its routes are unknown. */
+const withoutCancel: Mutation = {
+  request(req) {
+    const path = req.url.pathname.replace(/^\/api\/agents\/runtime/, "");
+    if (/^\/events\/[^/]+\/(cancel|cancellation)$/.test(path))
+      return reply(404, { code: "route_not_found", message: "No such route." });
+    return req;
+  },
+  response(req, res) {
+    const info = res.json as { features?: string[]; doubleTexting?: unknown } | undefined;
+    if (req.url.pathname.endsWith("/info") && Array.isArray(info?.features)) {
+      info.features = info.features.filter((f) => f !== "cancel");
+      delete info.doubleTexting;
+    }
+    return res;
+  },
+};
+
+describe("a kernel that does not advertise cancel", () => {
+  it("gets the cancel checks reported as skipped, never passed, and passes info.features-honest", async () => {
+    const proxy = await startProxy(kernel.url, withoutCancel);
+    try {
+      const only = ["cancel.*", "info.features-honest"];
+      const { result, report } = await suiteThrough(proxy.url, only, "without-cancel");
+      const cancel = report.checks.filter((c) => c.id.startsWith("cancel."));
+      expect(cancel.length).toBeGreaterThanOrEqual(15);
+      expect(cancel.filter((c) => c.status !== "skipped").map((c) => `${c.id} ${c.status}`)).toEqual([]);
+      expect(cancel.every((c) => /does not advertise "cancel"/.test(c.reason ?? ""))).toBe(true);
+      const ids = report.requirements.filter((r) => /^CAP-CANCEL-([1-9]|1[0-5])$/.test(r.id));
+      expect(ids.filter((r) => r.status === "passed").map((r) => r.id)).toEqual([]);
+      expect(report.checks.find((c) => c.id === "info.features-honest")?.status).toBe("passed");
+      expect(result.code, result.stdout.slice(-2000)).toBe(0);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("fails the cancel checks when the configuration claims it", async () => {
+    const proxy = await startProxy(kernel.url, withoutCancel);
+    try {
+      const picked = ["cancel.own-event", "cancel.watch-cancelled-at-once"];
+      const { result, report } = await suiteThrough(proxy.url, picked, "claimed-without-cancel", [
+        "--claim",
+        "cancel",
+      ]);
+      const named = report.checks.flatMap((c) => c.failures.map((f) => f.requirement));
+      expect(named).toEqual(expect.arrayContaining(["CAP-CANCEL-1"]));
       expect(result.code).toBe(1);
     } finally {
       await proxy.close();

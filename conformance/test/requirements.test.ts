@@ -3,11 +3,14 @@
  * is verified by at least one check, and a requirement that depends on an optional feature is verified by
  * a check gated on that feature (or by a run-wide aggregate).
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { families } from "../src/check.js";
 import { allChecks } from "../src/checks/index.js";
 import { driverFamilies } from "../src/driver/check.js";
 import { driverChecks } from "../src/driver/scenarios/index.js";
+import { features } from "../src/features.js";
 import { loadManifest } from "../src/requirements.js";
 
 const manifest = await loadManifest();
@@ -89,5 +92,14 @@ describe("the driver checks and the requirements manifest", () => {
       expect(c.id.startsWith(`driver.${c.family}.`)).toBe(true);
     }
     expect(driverFamilies.filter((f) => !driverChecks.some((c) => c.family === f))).toEqual([]);
+  });
+});
+
+describe("the published report schema", () => {
+  it("names every feature the spec defines, so a report of a kernel advertising it validates", () => {
+    const schema = JSON.parse(
+      readFileSync(join(import.meta.dirname, "..", "schema", "report-v1.schema.json"), "utf8"),
+    ) as { $defs: { feature: { enum: string[] } } };
+    expect([...schema.$defs.feature.enum].sort()).toEqual([...features].sort());
   });
 });

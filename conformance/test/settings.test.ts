@@ -103,9 +103,26 @@ describe("parsing a fixture", () => {
     expect(() => parseFixture(doc)).toThrow(/third agent/);
   });
 
-  it("reads the optional human and revoked token", () => {
+  it("reads the optional human and revoked token, the human's routes defaulting to the reference kernel's", () => {
     const f = parseFixture({ ...fixtureDoc, human: { token: "cm_user_x" }, revokedToken: token(4) });
-    expect(f.human).toEqual({ token: "cm_user_x", postPath: "/api/pods/{podId}/messages" });
+    expect(f.human).toEqual({
+      token: "cm_user_x",
+      postPath: "/api/pods/{podId}/messages",
+      cancelPath: "/api/pods/{podId}/events/{eventId}/cancel",
+      installationPath: "/api/registry/pods/{podId}/agents/{agentName}",
+      queuePath: "/api/admin/pods/{podId}/queue",
+    });
     expect(f.revokedToken).toBe(token(4));
+  });
+
+  it("reads the human's routes when the fixture names them", () => {
+    const paths = {
+      postPath: "/h/{podId}/say",
+      cancelPath: "/h/{podId}/stop/{eventId}",
+      installationPath: "/h/{podId}/agents/{agentName}",
+      queuePath: "/ops/{podId}/queue",
+    };
+    const f = parseFixture({ ...fixtureDoc, human: { token: "cm_user_x", ...paths } });
+    expect(f.human).toEqual({ token: "cm_user_x", ...paths });
   });
 });

@@ -19,14 +19,16 @@ const cli = (adapter: string) => {
   return `COMMONLY_HOME=${home} ${cmd}${nodeBin} ${join(root, "cli", "dist", "bin.js")} agent run conformance-${adapter}`;
 };
 
-// runDriver sends a pollId, renews every event it holds and releases what it cannot finish: no warning.
+// runDriver sends a pollId, renews every event it holds, releases what it cannot finish and watches each
+// running handler for a cancel (stopping it, posting nothing, acking cancelled): no warning.
 // The cmd adapter spawns a process per turn; on a loaded machine the rest of a batch can outlast a
 // one-second lease between two renewals (CAP-REL-12).
 const sdk: string[] = [];
 const spawning = ["CAP-REL-12"];
 // A serial stdlib or shell driver renews nothing (CAP-DRV-5; CAP-REL-12 when a batch outlasts a lease on
-// a loaded machine) and releases nothing when stopped (CAP-REL-11). It names its polls (CAP-REPLAY-7).
-const plain = ["CAP-REL-11", "CAP-REL-12", "CAP-DRV-5"];
+// a loaded machine), releases nothing when stopped (CAP-REL-11) and watches for no cancel (CAP-CANCEL-16;
+// never told of one, it owes nothing to CAP-CANCEL-17 and -18). It names its polls (CAP-REPLAY-7).
+const plain = ["CAP-REL-11", "CAP-REL-12", "CAP-DRV-5", "CAP-CANCEL-16"];
 // name, command, the SHOULDs it may warn about (and nothing else)
 const drivers: [string, string, string[]][] = [
   ["examples/echo-ts (runDriver)", `${nodeBin} ${join(root, "examples", "echo-ts", "dist", "echo.js")}`, sdk],

@@ -11,11 +11,12 @@ from ._version import __version__
 from .circuit import CircuitDecision, RetryCircuit, classify_failure
 from .client import USER_AGENT, CapClient
 from .driver import DriverSummary, run_driver
-from .errors import SDK_ERROR_CODES, CapError, CapHttpError, CapSdkError
+from .errors import SDK_ERROR_CODES, Cancelled, CapError, CapHttpError, CapSdkError
 from .stop import StopSignal
 from .stores import HandledStore, JsonFileHandledStore, MemoryHandledStore
 
 __all__ = [
+    "Cancelled",
     "CapClient",
     "CapError",
     "CapHttpError",

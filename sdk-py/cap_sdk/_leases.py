@@ -1,7 +1,8 @@
 """Keeps the leases of every event a driver holds: the one whose handler runs and the ones of the same
 batch waiting for their turn (a batch of ten slow handlers would otherwise lose the last ones' leases).
 One thread per batch renews each held event every `renew_at` of the lease, fenced by the delivery's
-`attempts`. A 409 `lease_lost` (or `event_not_found`) drops the event and reports the loss once; a 404/405
+`attempts`. A 409 `lease_lost` (or `event_not_found`) drops the event and reports the loss once, or the
+cancel when the 409 says the delivery was cancelled (`details.cancelled`, feature `cancel`); a 404/405
 of the route itself means the kernel cannot renew, and the keeper stops for good. It never raises.
 """
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable, Dict, Optional
 
+from ._cancellation import cancel_reason_of
 from .errors import CapHttpError, CapSdkError
 from .stop import StopSignal
 
@@ -24,6 +26,7 @@ class LeaseKeeper:
         on_lost: Callable[[Dict[str, Any], CapSdkError], None],
         on_unsupported: Callable[[], None],
         left: Optional[float] = None,
+        on_cancelled: Optional[Callable[[Dict[str, Any], str], None]] = None,
     ) -> None:
         self._client = client
         self._interval = max(0.01, lease * renew_at)
@@ -35,6 +38,7 @@ class LeaseKeeper:
         self._lock = threading.Lock()
         self._done = StopSignal()
         self._on_renew, self._on_error, self._on_lost, self._on_unsupported = on_renew, on_error, on_lost, on_unsupported
+        self._on_cancelled = on_cancelled
         self._thread: Optional[threading.Thread] = None
 
     def hold(self, event: Dict[str, Any]) -> None:
@@ -71,7 +75,11 @@ class LeaseKeeper:
                         event["id"], event["attempts"], cancel=self._done, retries=0, timeout=max(1.0, self._interval / 2)
                     )
                 except CapHttpError as err:
-                    if err.status == 409 or err.code == "event_not_found":
+                    reason = cancel_reason_of(err)
+                    if reason is not None and self._on_cancelled is not None:
+                        self.settle(event["id"])
+                        self._on_cancelled(event, reason)
+                    elif err.status == 409 or err.code == "event_not_found":
                         self.settle(event["id"])
                         lost = CapSdkError("lease_lost", f"lost the lease of event {event['id']}: {err.message}")
                         lost.__cause__ = err

@@ -107,6 +107,30 @@ def read_release(data: Any) -> Dict[str, Any]:
     return {**raw, "ok": True}
 
 
+def read_cancel(operation: str, data: Any) -> Dict[str, Any]:
+    """`{ok: true, status, changed}` (feature `cancel`). Without a string `status` and a boolean `changed`
+    the caller cannot tell whether the event was cancelled: invalid."""
+    raw = _body(operation, data)
+    if raw.get("ok") is False or not isinstance(raw.get("status"), str) or not isinstance(raw.get("changed"), bool):
+        raise _invalid(operation, "no `status` and `changed`")
+    return {**raw, "ok": True}
+
+
+def read_cancellation(operation: str, data: Any) -> Dict[str, Any]:
+    """`{cancelRequested: true, reason, requestedAt}` or `{cancelRequested: false, leaseExpiresAt}`. Without
+    a boolean `cancelRequested` there is nothing to act on: invalid; a cancel without a reason is `requested`."""
+    raw = _body(operation, data)
+    requested = raw.get("cancelRequested")
+    if not isinstance(requested, bool):
+        raise _invalid(operation, "no boolean `cancelRequested`")
+    if requested:
+        reason = raw["reason"] if isinstance(raw.get("reason"), str) and raw["reason"] else "requested"
+        at = raw["requestedAt"] if isinstance(raw.get("requestedAt"), str) else ""
+        return {**raw, "cancelRequested": True, "reason": reason, "requestedAt": at}
+    expires = raw["leaseExpiresAt"] if isinstance(raw.get("leaseExpiresAt"), str) else ""
+    return {**raw, "cancelRequested": False, "leaseExpiresAt": expires}
+
+
 def read_ack_many(operation: str, data: Any, ids: list) -> Dict[str, Any]:
     """`{results: [{id, ok, code?}]}` in request order; a result without an id takes the request's. One
     result per id sent, each for that id: anything else cannot be matched to the acks and is invalid."""

@@ -2,7 +2,9 @@
 key) and a worker thread that runs the handler while the driver's thread waits for it to finish, for its
 lease to be lost, or for the shutdown grace to end. The handler runs in its own thread so the driver can
 give a turn up (lease lost, grace over) without killing anything: the handler sees `ctx.cancelled` set
-and its replies fail with `aborted`. It never acks and never raises.
+and its replies fail with `aborted`. A cancelled delivery (feature `cancel`) is not given up at once:
+the turn waits up to the shutdown grace for the handler to stop (its replies raise `Cancelled`), so the
+driver acks `cancelled` after it. It never acks and never raises.
 """
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from typing import Any, Callable, Dict, Optional
 from urllib.parse import quote
 
 from ._fingerprint import fnv1a
-from .errors import CapHttpError, CapSdkError
+from .errors import Cancelled, CapHttpError, CapSdkError
 from .stop import StopSignal
 
 
@@ -26,8 +28,10 @@ def reply_key(event_id: str, n: int) -> str:
 class HandlerContext:
     """What a handler gets besides the event.
 
-    `client` is the driver's `CapClient`; `cancelled` a `StopSignal` set when the lease is lost (reason:
-    `CapSdkError` `lease_lost`) or the shutdown grace ran out: a long handler should check it and return.
+    `client` is the driver's `CapClient`; `cancelled` a `StopSignal` (a `threading.Event`: check it with
+    `is_set()`, block on it with `wait(timeout)`) set when the delivery is cancelled (feature `cancel`;
+    reason: a `Cancelled`, and `cancel_reason` says why), when the lease is lost (reason: `CapSdkError`
+    `lease_lost`) or when the shutdown grace ran out (`aborted`): a long handler should check it and return.
     """
 
     def __init__(self, event: Dict[str, Any], client: Any, cancelled: StopSignal, on_posted: Callable[[str], None]) -> None:
@@ -38,6 +42,18 @@ class HandlerContext:
         self._replies = 0
         self._lock = threading.Lock()
 
+    @property
+    def cancel_reason(self) -> Optional[str]:
+        """Why the delivery was cancelled (`requested`, `superseded`, or the canceller's words) once the
+        driver has learned of a cancel; None until then, and when `cancelled` was set for another reason."""
+        reason = self.cancelled.reason
+        return reason.reason if isinstance(reason, Cancelled) else None
+
+    def _raise_if_cancelled(self, cause: Optional[BaseException] = None) -> None:
+        reason = self.cancelled.reason
+        if isinstance(reason, Cancelled):
+            raise Cancelled(reason.reason, reason.event_id, reason.requested_at) from cause
+
     def reply(
         self,
         content: str,
@@ -46,7 +62,10 @@ class HandlerContext:
     ) -> Dict[str, Any]:
         """Post into the event's pod, threaded under `payload.messageId` when there is one (pass
         `reply_to_message_id=None` not to thread). The `Idempotency-Key` derives from the event id and the
-        reply's index, so a redelivered event re-posting the same reply does not post twice."""
+        reply's index, so a redelivered event re-posting the same reply does not post twice. Raises
+        `Cancelled` once the delivery is cancelled (a reply in flight then is cut off), so nothing is
+        posted for a cancelled turn."""
+        self._raise_if_cancelled()
         payload = self.event.get("payload") or {}
         if reply_to_message_id == "":
             reply_to_message_id = payload.get("messageId") if isinstance(payload.get("messageId"), str) else None
@@ -62,6 +81,9 @@ class HandlerContext:
                 idempotency_key=reply_key(self.event["id"], n),
                 cancel=self.cancelled,
             )
+        except CapSdkError as err:
+            self._raise_if_cancelled(err)
+            raise
         except CapHttpError as err:
             # A redelivered handler that words its reply differently: the reply was posted before.
             if err.code == "idempotency_key_reused":
@@ -76,7 +98,7 @@ class HandlerContext:
 
 class TurnOutcome:
     def __init__(self, kind: str, value: Any = None, error: Optional[BaseException] = None) -> None:
-        self.kind = kind  # "done" | "failed" | "released"
+        self.kind = kind  # "done" | "failed" | "released" | "cancelled"
         self.value = value
         self.error = error
 
@@ -88,6 +110,9 @@ def run_turn(
     stop: StopSignal,
     shutdown_timeout: float,
 ) -> TurnOutcome:
+    """Runs one handler turn. "cancelled" when the delivery was cancelled, once the handler stopped or
+    `shutdown_timeout` passed since the cancel (or the stop); "released" when it was given up otherwise;
+    else "done" or "failed"."""
     abort = context.cancelled
     wake = threading.Event()
     box: Dict[str, Any] = {}
@@ -109,15 +134,16 @@ def run_turn(
         while True:
             if "value" in box or "error" in box:
                 break
-            if abort.is_set():
+            cancelled = isinstance(abort.reason, Cancelled)
+            if abort.is_set() and not cancelled:
                 return TurnOutcome("released")
-            if stop.is_set() and grace_end is None:
+            if (stop.is_set() or cancelled) and grace_end is None:
                 grace_end = time.monotonic() + shutdown_timeout
             if grace_end is not None:
                 left = grace_end - time.monotonic()
                 if left <= 0:
                     abort.set(CapSdkError("aborted", "the driver stopped before the handler finished"))
-                    return TurnOutcome("released")
+                    return TurnOutcome("cancelled" if isinstance(abort.reason, Cancelled) else "released")
                 wake.wait(left)
             else:
                 wake.wait()
@@ -125,6 +151,9 @@ def run_turn(
     finally:
         remove_abort()
         remove_stop()
+    if isinstance(abort.reason, Cancelled):
+        # Whatever the handler returned or raised, it was told to stop: not a result, not a failure.
+        return TurnOutcome("cancelled", value=box.get("value"), error=box.get("error"))
     if "error" in box:
         return TurnOutcome("released") if abort.is_set() else TurnOutcome("failed", error=box["error"])
     return TurnOutcome("done", value=box.get("value"))

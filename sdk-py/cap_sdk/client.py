@@ -22,6 +22,8 @@ from ._generated.models import (
     AckResult,
     BatchAckItem,
     BatchAckResponse,
+    Cancellation,
+    CancelResponse,
     DecisionRequest,
     DecisionResponse,
     EventList,
@@ -147,6 +149,32 @@ class CapClient:
             body["reason"] = reason[:500]
         answer = self._call("POST /events/{id}/release", "POST", f"/events/{_seg(event_id)}/release", body=body, idempotent=True, **call)
         return read.read_release(answer.data)  # type: ignore[return-value]
+
+    def cancel_event(self, event_id: str, reason: Optional[str] = None, **call: Any) -> CancelResponse:
+        """`POST /events/{id}/cancel` (feature `cancel`): cancel one of this agent's own events. A pending
+        event or a held delivery becomes `cancelled` at once (never delivered again, not a failure); an event
+        already `acked`, `failed` or `cancelled` is left as it is. Answers `{ok, status, changed}`: `status`
+        the event's state after the call, `changed` true exactly when this call cancelled it. `reason` (at
+        most 500 characters; the kernel says `requested` when none is given) is kept and shown to operators.
+        Idempotent (retried); 404 `event_not_found` for an unknown or another identity's event."""
+        op = "POST /events/{id}/cancel"
+        body = {"reason": reason} if reason is not None else {}
+        answer = self._call(op, "POST", f"/events/{_seg(event_id)}/cancel", body=body, idempotent=True, **call)
+        return read.read_cancel(op, answer.data)  # type: ignore[return-value]
+
+    def watch_cancellation(self, event_id: str, attempts: int, wait_seconds: Optional[int] = None, **call: Any) -> Cancellation:
+        """`GET /events/{id}/cancellation` (feature `cancel`): a long-poll on delivery `attempts` of an event
+        that claims and changes nothing. Answers `{cancelRequested: True, reason, requestedAt}` at once when
+        that delivery was cancelled; while it is held, waits up to `wait_seconds` (0–25) for a cancel, then
+        answers `{cancelRequested: False, leaseExpiresAt}`. 409 `lease_lost` when the delivery is neither
+        held nor the cancelled one; 429 `too_many_long_polls` beyond the token's watch budget. `run_driver`
+        keeps one running per handler; call it yourself only when driving events by hand."""
+        op = "GET /events/{id}/cancellation"
+        query = {"attempts": attempts, "waitSeconds": wait_seconds}
+        extra = float(wait_seconds or 0)
+        path = f"/events/{_seg(event_id)}/cancellation"
+        answer = self._call(op, "GET", path, query=query, idempotent=True, extra_timeout=extra, **call)
+        return read.read_cancellation(op, answer.data)  # type: ignore[return-value]
 
     # ---- messages ---------------------------------------------------------------------------------
     def post_message(

@@ -6,11 +6,14 @@ running the handler; acks with an outcome (batched with `POST /events/ack` where
 by the failure's class), with the event released for the circuit's delay where the kernel offers
 `release`; poll backoff that never gives up except on three consecutive 401/403, and the same backoff
 before the next poll after a batch whose acks failed or whose events the kernel had already acked (so no
-answer, however wrong, makes it spin); a graceful stop on SIGINT/SIGTERM. It prints nothing (hooks report
-everything) and never acks an event whose handler did not finish.
+answer, however wrong, makes it spin); where the kernel offers `cancel`, a watch of each running handler's
+delivery, and on a cancel the handler told to stop and the event acked `cancelled` once it has; a graceful
+stop on SIGINT/SIGTERM. It prints nothing (hooks report everything) and never acks an event whose handler
+did not finish, except one that was cancelled.
 Mirrors sdk-ts/src/driver.ts; threads, not asyncio (README § Why threads). Acks and releases are in
-`_settle.py`, lease renewal in `_leases.py`, one handler turn in `_turn.py`, stopping in `stop.py`; what is
-left is the loop, one idea (about 450 lines, a tenth of them run_driver's reference docstring).
+`_settle.py`, lease renewal in `_leases.py`, the cancellation watch in `_cancellation.py`, one handler turn
+in `_turn.py`, stopping in `stop.py`; what is left is the loop, one idea (about 500 lines, a tenth of them
+run_driver's reference docstring).
 """
 from __future__ import annotations
 
@@ -23,12 +26,14 @@ from datetime import datetime
 from typing import Any, Callable, Dict, List, Mapping, Optional, Union
 
 from ._backoff import Backoff
+from ._batch import Batch
+from ._cancellation import CancelWatch
 from ._fingerprint import stable_jitter
 from ._leases import LeaseKeeper
 from ._settle import Settler
 from ._turn import HandlerContext, run_turn
 from .circuit import RetryCircuit, classify_failure
-from .errors import CapHttpError, CapSdkError
+from .errors import Cancelled, CapHttpError, CapSdkError
 from .stop import StopSignal, follow, on_stop_signals
 from .stores import HandledStore, MemoryHandledStore
 
@@ -39,7 +44,7 @@ Hook = Callable[[Dict[str, Any]], None]
 FAST_EMPTY = 1.0
 _HOOKS = (
     "on_event", "on_ack", "on_error", "on_circuit", "on_poll_error", "on_backoff", "on_renew", "on_lease_lost",
-    "on_poll_mode", "on_release",
+    "on_poll_mode", "on_release", "on_cancel",
 )
 
 
@@ -60,6 +65,8 @@ class DriverSummary:
     released: int = 0
     #: Events handed back to the kernel with `release` (failed, not started, or given up at a stop).
     returned: int = 0
+    #: Deliveries cancelled while the driver held them (feature `cancel`), acked `cancelled`; not failures.
+    cancelled: int = 0
 
 
 def run_driver(
@@ -94,11 +101,19 @@ def run_driver(
     circuit's runtime steps), `store` the handled-ids store (default `MemoryHandledStore()`), `renew_at` the
     fraction of the lease after which held events are renewed, `lease_seconds` the lease to assume when
     neither `/info` nor `leaseExpiresAt` says, `shutdown_timeout` how long a running handler may finish
-    after a stop before it is released, `agent_key` the seed of the stable 0–20 % delay offset (default
-    the token's fingerprint).
+    after a stop before it is released (and after a cancel before the event is acked `cancelled` anyway),
+    `agent_key` the seed of the stable 0–20 % delay offset (default the token's fingerprint).
+
+    Cancellation (where `/info` lists `cancel`): while a handler runs, the driver watches its delivery
+    (`GET /events/{id}/cancellation`, 20-second long-polls; a renew answered 409 with `details.cancelled`
+    says the same). On a cancel it sets `ctx.cancelled` (reason a `Cancelled`; `ctx.cancel_reason` says
+    why), stops renewing, makes `ctx.reply` raise `Cancelled`, and once the handler returns or raises (or
+    `shutdown_timeout` has passed) acks the event `{outcome: "cancelled", reason}` whatever the handler
+    returned: no failure, no circuit. A waiting event of the batch found cancelled is acked `cancelled`
+    without running its handler.
 
     Hooks (each called with one dict; a hook that raises is ignored): `on_event` (the event),
-    `on_ack` {event, result, duplicate}, `on_error` {stage: handler|ack|renew|release|info|store, error,
+    `on_ack` {event, result, duplicate}, `on_error` {stage: handler|ack|renew|release|info|store|watch, error,
     event?, failure_class?}, `on_circuit` {failure_class, consecutive, open, delay, event_id},
     `on_poll_error` {error, consecutive, delay}, `on_backoff` {reason, consecutive, delay} (a batch could
     not be settled — acks failed other than `event_not_found`, or were answered with something the driver
@@ -106,7 +121,8 @@ def run_driver(
     waits `delay`: `poll_interval` doubling up to 15 minutes, never less than a `Retry-After`),
     `on_renew` {event, lease_expires_at},
     `on_lease_lost` {event, error}, `on_poll_mode` {mode: long-poll|interval, reason},
-    `on_release` {event, delay_seconds, reason}.
+    `on_release` {event, delay_seconds, reason}, `on_cancel` {event, reason, requested_at} (the driver
+    learned that a delivery it holds was cancelled; `on_error` stage `watch` reports a failed watch).
     """
     unknown = set(hooks) - set(_HOOKS)
     if unknown:
@@ -316,62 +332,66 @@ class _DriverLoop:
 
     def _run_batch(self, events: List[Dict[str, Any]]) -> float:
         """Handles a batch in order; returns the circuit delay after a handler failure, else 0."""
-        lost: Dict[str, CapSdkError] = {}
-        running: Dict[str, StopSignal] = {}
-        guard = threading.Lock()
-
-        def on_lost(event: Dict[str, Any], error: CapSdkError) -> None:
-            with guard:
-                lost[event["id"]] = error
-                cancel = running.get(event["id"])
-            self.emit("on_lease_lost", {"event": event, "error": error})
-            if cancel is not None:
-                cancel.set(error)
+        batch = Batch(self.emit)
 
         def unsupported() -> None:
             self.renew_supported = False
 
-        keeper = None
         if self.renew_supported:
-            keeper = LeaseKeeper(
+            batch.keeper = LeaseKeeper(
                 self.client, self._lease_length(events[0]), self.renew_at,
                 on_renew=lambda e, at: self.emit("on_renew", {"event": e, "lease_expires_at": at}),
                 on_error=lambda e, err: self.emit("on_error", {"stage": "renew", "error": err, "event": e}),
-                on_lost=on_lost,
+                on_lost=batch.lost,
                 on_unsupported=unsupported,
                 left=self._lease_left(events[0]),
+                on_cancelled=batch.cancelled,
             )
             for event in events:
-                keeper.hold(event)
+                batch.keeper.hold(event)
         delay = 0.0
         try:
             for index, event in enumerate(events):
                 if self.stop.is_set():
-                    self._give_back(events[index:], keeper, "the driver is stopping")
+                    self._give_back(events[index:], batch, "the driver is stopping")
                     break
-                with guard:
-                    if event["id"] in lost:
-                        continue  # another poller holds it now
-                    cancel = StopSignal()
-                    running[event["id"]] = cancel
-                failed = self._process(event, cancel, keeper)
+                turn = batch.begin(event["id"])
+                if isinstance(turn, Cancelled):
+                    self._settle_cancelled(event, turn, batch)  # cancelled while it waited: never run
+                    continue
+                if turn is None:
+                    continue  # another poller holds it now
+                failed = self._process(event, turn, batch)
+                batch.end(event["id"])
                 if failed is not None:
                     delay = failed
-                    self._give_back(events[index + 1:], keeper, "an earlier event of the batch failed")
+                    self._give_back(events[index + 1:], batch, "an earlier event of the batch failed")
                     break
         finally:
             self.settler.flush()
-            if keeper is not None:
-                keeper.close()
+            if batch.keeper is not None:
+                batch.keeper.close()
         return delay
 
-    def _give_back(self, events: List[Dict[str, Any]], keeper: Optional[LeaseKeeper], reason: str) -> None:
+    def _give_back(self, events: List[Dict[str, Any]], batch: Batch, reason: str) -> None:
         """Events of the batch that will not run now: released at once where the kernel can, else left
-        to their leases (no longer renewed), so another poller (or this one) gets them back."""
+        to their leases (no longer renewed), so another poller (or this one) gets them back. One found
+        cancelled meanwhile cannot be released: it is acked `cancelled`."""
         for event in events:
-            if keeper is not None:
-                keeper.settle(event["id"])
-            self.settler.release(event, 0, reason)
+            if batch.keeper is not None:
+                batch.keeper.settle(event["id"])
+            cancelled = batch.cancel_of(event["id"])
+            if cancelled is not None:
+                self._settle_cancelled(event, cancelled, batch)
+            else:
+                self.settler.release(event, 0, reason)
+
+    def _settle_cancelled(self, event: Dict[str, Any], cancelled: Cancelled, batch: Batch) -> None:
+        """Ack a cancelled delivery `cancelled` with the cancel's reason (CAP-CANCEL-18)."""
+        self.summary.cancelled += 1
+        result = {"outcome": "cancelled", "reason": cancelled.reason}
+        self._remember(event, result)
+        self._ack(event, result, False, batch.keeper)
 
     def _handler_for(self, event_type: str) -> Optional[Handler]:
         if callable(self.handlers):
@@ -379,8 +399,26 @@ class _DriverLoop:
         handler = self.handlers.get(event_type)
         return handler if callable(handler) else self.on_unknown
 
-    def _process(self, event: Dict[str, Any], cancel: StopSignal, keeper: Optional[LeaseKeeper]) -> Optional[float]:
+    def _watch(self, event: Dict[str, Any], batch: Batch) -> Optional[CancelWatch]:
+        """A watch of the running handler's delivery, where the kernel offers `cancel` (CAP-CANCEL-16)."""
+        if "cancel" not in self.features:
+            return None
+
+        def unsupported() -> None:
+            self.features.discard("cancel")  # advertised but not routed: the renew's 409 is the backstop
+
+        return CancelWatch(
+            self.client, event,
+            on_cancel=lambda reason, at: batch.cancelled(event, reason, at),
+            on_lost=lambda error: batch.lost(event, error),
+            on_error=lambda error: self.emit("on_error", {"stage": "watch", "error": error, "event": event}),
+            on_unsupported=unsupported,
+            jitter=self.jitter,
+        ).start()
+
+    def _process(self, event: Dict[str, Any], cancel: StopSignal, batch: Batch) -> Optional[float]:
         """Dedup, dispatch, ack. Returns the circuit delay when the handler failed. Never raises."""
+        keeper = batch.keeper
         self.emit("on_event", event)
         prior = self._lookup(event["id"])
         if prior is not None:
@@ -397,7 +435,16 @@ class _DriverLoop:
         self.settler.flush()  # acks never wait for a handler to run
         posted: List[str] = []
         context = HandlerContext(event, self.client, cancel, posted.append)
-        outcome = run_turn(event, handler, context, self.stop, self.shutdown_timeout)
+        watch = self._watch(event, batch)
+        try:
+            outcome = run_turn(event, handler, context, self.stop, self.shutdown_timeout)
+        finally:
+            if watch is not None:
+                watch.close()
+        if outcome.kind == "cancelled":
+            # Told to stop: whatever it returned or raised is neither a result nor a failure.
+            self._settle_cancelled(event, cancel.reason, batch)  # type: ignore[arg-type]
+            return None
         if outcome.kind == "released":
             self.summary.released += 1
             if keeper is not None:
@@ -452,3 +499,4 @@ class _DriverLoop:
         if keeper is not None:
             keeper.settle(event["id"])
         self.settler.ack(event, result, duplicate)
+

@@ -1,9 +1,11 @@
-"""The SDK's two error types.
+"""The SDK's error types.
 
 `CapHttpError` is a kernel's answer: a non-2xx status with a registry `code`. `CapSdkError` is a
 local failure: a timeout, no answer at all, an answer the SDK cannot read, or a driver that had to
 stop. Keep them apart when handling errors: an `http_error.code` comes from `spec/errors.yaml`, an
-`sdk_error.code` from `SDK_ERROR_CODES` below. Never put a token or a request body into a message.
+`sdk_error.code` from `SDK_ERROR_CODES` below. `Cancelled` is neither: it tells a handler that the
+delivery it works on was cancelled (feature `cancel`), so it is what a handler lets propagate, not a
+failure. Never put a token or a request body into a message.
 """
 from __future__ import annotations
 
@@ -72,3 +74,21 @@ class CapSdkError(CapError):
         self.message = message
         self.details = details
         super().__init__(message)
+
+
+class Cancelled(CapError):
+    """The delivery a handler is working on was cancelled (feature `cancel`): by a human, an operator, the
+    agent itself, or the kernel's double-texting policy (reason `superseded`).
+
+    `run_driver` sets it as the reason of `ctx.cancelled` and `ctx.reply` raises it once the driver has
+    learned of the cancel. A handler may let it propagate: after a cancel, whatever the handler returns
+    or raises, the driver acks the event `cancelled` and counts no failure.
+    Attributes: `reason` (the canceller's reason: `requested` when none was given), `event_id`,
+    `requested_at` (ISO timestamp, or None when the driver learned of it from a renew).
+    """
+
+    def __init__(self, reason: str, event_id: str, requested_at: Optional[str] = None) -> None:
+        self.reason = reason
+        self.event_id = event_id
+        self.requested_at = requested_at
+        super().__init__(f"event {event_id} was cancelled: {reason}")

@@ -12,9 +12,10 @@ from helpers.kernel import start_kernel, wait_until
 class ClientAgainstKernel(unittest.TestCase):
     @classmethod
     def setUpClass(cls) -> None:
-        cls.kernel = start_kernel(["echo", "peer"], lease_seconds=1)
+        cls.kernel = start_kernel(["echo", "peer", "stopper"], lease_seconds=1)
         cls.echo = CapClient(cls.kernel.url, cls.kernel.agents["echo"]["token"])
         cls.peer = CapClient(cls.kernel.url, cls.kernel.agents["peer"]["token"])
+        cls.stopper = CapClient(cls.kernel.url, cls.kernel.agents["stopper"]["token"])
 
     @classmethod
     def tearDownClass(cls) -> None:
@@ -158,6 +159,36 @@ class ClientAgainstKernel(unittest.TestCase):
         self.assertEqual(replay[0]["attempts"], first[0]["attempts"])
         for e in self.echo.poll(limit=10)["events"] + first:
             self.echo.ack(e["id"])
+
+    def test_cancels_its_own_held_delivery_once_and_the_watch_renew_and_ack_say_so(self) -> None:
+        event_id = self.kernel.emit("stopper", "task.assigned", {"taskId": "t6", "title": "Stop me"})
+        held = self.stopper.poll(limit=1)["events"][0]
+        waited = self.stopper.watch_cancellation(event_id, held["attempts"], wait_seconds=0)
+        self.assertFits(waited, models.CancellationNotRequested)
+        self.assertFalse(waited["cancelRequested"])
+        first = self.stopper.cancel_event(event_id, reason="wrong repository")
+        self.assertFits(first, models.CancelResponse)
+        self.assertEqual(first, {"ok": True, "status": "cancelled", "changed": True})
+        self.assertEqual(self.stopper.cancel_event(event_id), {"ok": True, "status": "cancelled", "changed": False})
+        told = self.stopper.watch_cancellation(event_id, held["attempts"], wait_seconds=20)  # answered at once
+        self.assertFits(told, models.CancellationRequested)
+        self.assertEqual((told["cancelRequested"], told["reason"]), (True, "wrong repository"))
+        other = self.http_error(lambda: self.stopper.watch_cancellation(event_id, held["attempts"] + 1))
+        self.assertEqual((other.status, other.code), (409, "lease_lost"))
+        renew = self.http_error(lambda: self.stopper.renew(event_id, held["attempts"]))
+        self.assertEqual((renew.status, renew.code, renew.details["cancelled"]), (409, "lease_lost", True))
+        self.assertEqual(renew.details["reason"], "wrong repository")
+        self.assertEqual(self.stopper.ack(event_id, {"outcome": "cancelled", "reason": "wrong repository"}), {"ok": True})
+        self.assertEqual(self.kernel.state("stopper", event_id)["state"], "cancelled")
+        self.assertEqual(self.stopper.poll(limit=10)["events"], [])
+
+    def test_cannot_cancel_or_watch_another_agents_event(self) -> None:
+        event_id = self.kernel.emit("peer", "heartbeat.tick", {"tickAt": "2026-12-01T00:00:00Z"})
+        self.assertEqual(self.http_error(lambda: self.stopper.cancel_event(event_id)).code, "event_not_found")
+        self.assertEqual(self.http_error(lambda: self.stopper.watch_cancellation(event_id, 1)).code, "event_not_found")
+        self.assertEqual(self.http_error(lambda: self.stopper.cancel_event("evt_nope")).status, 404)
+        self.assertEqual(self.kernel.state("peer", event_id)["state"], "pending")
+        self.peer.cancel_event(event_id)  # settled: the peer's own polls never see it
 
     def test_answers_401_with_the_registry_code_for_bad_tokens(self) -> None:
         for name, token, code in [("an unknown token", "cm_agent_" + "0" * 64, "token_unknown"), ("a malformed token", "not-a-token", "token_malformed")]:

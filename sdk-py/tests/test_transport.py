@@ -72,6 +72,28 @@ class Requests(unittest.TestCase):
         self.assertEqual(stub.requests[0]["path"], "/api/agents/runtime/events")
         self.assertEqual(stub.requests[1]["path"], "/api/agents/runtime/events?limit=3&waitSeconds=1&pollId=p-1")
 
+    def test_cancels_with_an_optional_reason_and_watches_a_delivery_with_its_fence_and_wait(self) -> None:
+        cancelled = answer(200, {"ok": True, "status": "cancelled", "changed": True})
+        watched = answer(200, {"cancelRequested": False, "leaseExpiresAt": "t"})
+        with StubKernel([cancelled, cancelled, watched, watched]) as stub:
+            c = client(stub)
+            c.cancel_event("evt/1")
+            c.cancel_event("evt_2", reason="wrong repository")
+            c.watch_cancellation("evt_3", 2, wait_seconds=20)
+            c.watch_cancellation("evt_3", 2)
+        self.assertEqual([(r["method"], r["path"], r["body"]) for r in stub.requests], [
+            ("POST", "/api/agents/runtime/events/evt%2F1/cancel", {}),
+            ("POST", "/api/agents/runtime/events/evt_2/cancel", {"reason": "wrong repository"}),
+            ("GET", "/api/agents/runtime/events/evt_3/cancellation?attempts=2&waitSeconds=20", None),
+            ("GET", "/api/agents/runtime/events/evt_3/cancellation?attempts=2", None),
+        ])
+        self.assertTrue(all(r["headers"].get("idempotency-key") for r in stub.requests[:2]))
+
+    def test_gives_a_watch_its_wait_on_top_of_the_timeout(self) -> None:
+        # The stub holds the answer 1.5 s: a 1 s timeout alone would cut the watch off.
+        with StubKernel([answer(200, {"cancelRequested": False, "leaseExpiresAt": "t"}, {"x-delay": "1.5"})]) as stub:
+            self.assertFalse(client(stub, timeout=1).watch_cancellation("e", 1, wait_seconds=2)["cancelRequested"])
+
 
 class Retries(unittest.TestCase):
     def test_retries_a_503_store_unavailable_honouring_retry_after_with_the_same_key(self) -> None:

@@ -3,6 +3,10 @@ import type { Check } from "../check.js";
 import { ackChecks } from "./ack.js";
 import { authChecks } from "./auth.js";
 import { batchAckChecks } from "./batch-ack.js";
+import { cancelChecks } from "./cancel.js";
+import { cancelHumanChecks } from "./cancel-humans.js";
+import { cancelVerbChecks } from "./cancel-verbs.js";
+import { cancelWatchChecks } from "./cancel-watch.js";
 import { compatChecks } from "./compat.js";
 import { decisionChecks } from "./decisions.js";
 import { errorChecks } from "./errors.js";
@@ -39,6 +43,10 @@ export const allChecks: readonly Check[] = [
   ...releaseChecks,
   ...batchAckChecks,
   ...pollReplayChecks,
+  ...cancelChecks,
+  ...cancelVerbChecks,
+  ...cancelWatchChecks,
+  ...cancelHumanChecks,
   ...messageChecks,
   ...humanPostChecks,
   ...idempotencyChecks,

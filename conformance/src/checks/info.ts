@@ -98,6 +98,8 @@ export const infoChecks = [
         ["batch-ack", () => a.ackMany({ acks: [{ id: `evt_${randomBytes(6).toString("hex")}` }] })],
         ["decisions", () => a.bare("POST", `${R}/decisions`, { body: {} })],
         ["message-read", () => a.read(ctx.cast.shared, { limit: 1 })],
+        ["cancel", () => a.cancel(`evt_${randomBytes(6).toString("hex")}`)],
+        ["cancel", () => a.cancellation(`evt_${randomBytes(6).toString("hex")}`, { attempts: 1 })],
       ];
       for (const [feature, probe] of probes) {
         if (listed.has(feature)) continue;

@@ -14,7 +14,7 @@ export interface Route {
   method: string;
   path: string;
   body?: unknown;
-  feature?: "info" | "renew" | "decisions" | "message-read" | "release" | "batch-ack";
+  feature?: "info" | "renew" | "decisions" | "message-read" | "release" | "batch-ack" | "cancel";
 }
 
 /** Every CAP route, with a syntactically valid body where one is needed. */
@@ -51,6 +51,12 @@ export function capRoutes(ctx: CheckContext): Route[] {
       feature: "batch-ack",
     },
     { method: "GET", path: `${R}/pods/${pod}/messages`, feature: "message-read" },
+    { method: "POST", path: `${R}/events/evt_conformance_probe/cancel`, body: {}, feature: "cancel" },
+    {
+      method: "GET",
+      path: `${R}/events/evt_conformance_probe/cancellation?attempts=1`,
+      feature: "cancel",
+    },
     {
       method: "POST",
       path: `${R}/decisions`,

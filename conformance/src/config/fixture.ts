@@ -14,11 +14,22 @@ export interface FixtureAgent {
   pods: string[];
 }
 
-/** A human of the shared pod, for the checks about what humans' messages cause (kernel-specific route). */
+/**
+ * A human of the shared pod, for the checks about what humans do (post, cancel, set an installation's
+ * double-texting policy) and what operators see: kernel-specific routes outside CAP, named here with the
+ * reference kernel's as defaults. The cancel feature's checks need the human to be a member of the shared
+ * pod who may also install its agents and read its queue (the reference fixture's human is an admin).
+ */
 export interface FixtureHuman {
   token: string;
   /** Where a human posts `{content, replyToMessageId?}`; `{podId}` is replaced. */
   postPath: string;
+  /** Where a human cancels an event `{reason?}`; `{podId}` and `{eventId}` are replaced. */
+  cancelPath: string;
+  /** Where a human changes an installation `{doubleTexting}` (PATCH); `{podId}` and `{agentName}` are replaced. */
+  installationPath: string;
+  /** The operator's view of a pod's queue (GET, `?limit=`); `{podId}` is replaced. */
+  queuePath: string;
 }
 
 export interface Fixture {
@@ -106,6 +117,9 @@ export function parseFixture(doc: unknown, source = "fixture"): Fixture {
     fixture.human = {
       token: human.token as string,
       postPath: str(human.postPath) ?? "/api/pods/{podId}/messages",
+      cancelPath: str(human.cancelPath) ?? "/api/pods/{podId}/events/{eventId}/cancel",
+      installationPath: str(human.installationPath) ?? "/api/registry/pods/{podId}/agents/{agentName}",
+      queuePath: str(human.queuePath) ?? "/api/admin/pods/{podId}/queue",
     };
   if (str(d.revokedToken)) fixture.revokedToken = d.revokedToken as string;
   castOf(fixture, source);

@@ -11,6 +11,7 @@ export const driverFamilies = [
   "handling",
   "idempotency",
   "leases",
+  "cancel",
   "unknown",
   "backoff",
   "polling",

@@ -20,6 +20,8 @@ export type RouteKind =
   | "batch-ack"
   | "renew"
   | "release"
+  | "cancel"
+  | "cancel-watch"
   | "post"
   | "read-messages"
   | "memory"
@@ -39,6 +41,8 @@ export function routeKind(method: string, path: string): RouteKind {
   if (/^\/events\/[^/]+\/ack$/.test(p) && method === "POST") return "ack";
   if (/^\/events\/[^/]+\/renew$/.test(p) && method === "POST") return "renew";
   if (/^\/events\/[^/]+\/release$/.test(p) && method === "POST") return "release";
+  if (/^\/events\/[^/]+\/cancel$/.test(p) && method === "POST") return "cancel";
+  if (/^\/events\/[^/]+\/cancellation$/.test(p) && method === "GET") return "cancel-watch";
   if (/^\/pods\/[^/]+\/messages$/.test(p)) return method === "POST" ? "post" : "read-messages";
   if (p === "/memory/sync") return "memory-sync";
   if (p === "/memory") return "memory";
@@ -49,7 +53,7 @@ export function routeKind(method: string, path: string): RouteKind {
 /** One recorded exchange, with what the suite needs to judge timing and routes. */
 export interface WireExchange extends Exchange {
   kind: RouteKind;
-  /** The event id in the path (ack, renew, release). */
+  /** The event id in the path (ack, renew, release, cancel, cancel-watch). */
   eventId?: string;
   /** The pod id in the path (post, read-messages). */
   podId?: string;
@@ -163,7 +167,7 @@ export class FaultProxy {
     } catch {
       json = undefined;
     }
-    const eventId = /\/events\/([^/]+)\/(ack|renew|release)$/.exec(url.pathname)?.[1];
+    const eventId = /\/events\/([^/]+)\/(ack|renew|release|cancel|cancellation)$/.exec(url.pathname)?.[1];
     const podId = /\/pods\/([^/]+)\/messages$/.exec(url.pathname)?.[1];
     const as = this.labelOf(req.headers);
     const preq: ProxyRequest = {

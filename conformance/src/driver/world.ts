@@ -140,6 +140,24 @@ export class World {
     return m.id;
   }
 
+  /**
+   * Cancel an event as the human, through the kernel's own cancel route (in-process, so the driver's fault
+   * layer never sees it); the kernel's answer, `{ok, status, changed}`, or null unless 200.
+   */
+  async cancel(
+    podId: string,
+    eventId: string,
+    reason: string,
+  ): Promise<{ status: string; changed: boolean } | null> {
+    const answer = await this.app.inject({
+      method: "POST",
+      url: `/api/pods/${encodeURIComponent(podId)}/events/${encodeURIComponent(eventId)}/cancel`,
+      headers: { authorization: `Bearer ${this.human.token}`, "content-type": "application/json" },
+      payload: JSON.stringify({ reason }),
+    });
+    return answer.statusCode === 200 ? (answer.json() as { status: string; changed: boolean }) : null;
+  }
+
   /** Inject an arbitrary event for `agent` (the operator route the CLI's `emit` uses). */
   async emit(agent: Agent, podId: string, type: string, payload: Record<string, unknown>): Promise<string> {
     const e = await this.kernel.operator.emitDirect({ agentName: agent.name, podId, type, payload });

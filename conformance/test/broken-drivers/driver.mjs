@@ -1,12 +1,19 @@
 // A small, correct CAP driver for the driver suite's self-test, in plain Node (fetch, no dependencies).
 // Each broken driver in this folder starts it with one behaviour broken; run as is, it is the control
 // that passes every MUST. Env: CAP_URL, CAP_TOKEN (what `cap-conformance driver` gives a driver).
+// It reads /info once: with `renew` it renews the delivery it works on, with `cancel` it watches it for a
+// cancel (waitSeconds 20) and, told by the watch or by a renew refused with details.cancelled, aborts its
+// reply, posts nothing and acks `cancelled`.
 //   node driver.mjs   # or: import { runDriver } from "./driver.mjs"; runDriver({ ...broken });
 const BASE = `${process.env.CAP_URL}/api/agents/runtime`;
 const TOKEN = process.env.CAP_TOKEN;
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const sleep = (ms, signal = undefined) =>
+  new Promise((r) => {
+    const t = setTimeout(r, ms);
+    signal?.addEventListener("abort", () => (clearTimeout(t), r()), { once: true });
+  });
 
-async function call(method, path, body, headers = {}) {
+async function call(method, path, body, headers = {}, signal = undefined) {
   const res = await fetch(BASE + path, {
     method,
     headers: {
@@ -15,6 +22,7 @@ async function call(method, path, body, headers = {}) {
       ...headers,
     },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    ...(signal ? { signal } : {}),
   });
   const json = await res.json().catch(() => ({}));
   if (!res.ok) throw Object.assign(new Error(`${method} ${path}: HTTP ${res.status}`), { res, json });
@@ -34,12 +42,87 @@ export const correct = {
     console.error(`driver: the kernel refused the token (${err.json?.code ?? err.res?.status}); stopping`);
     process.exit(1);
   },
+  /** Renew the delivery being worked on, when /info lists renew. */
+  renew: true,
+  /** Watch the delivery being worked on for a cancel, when /info lists cancel. */
+  watch: true,
+  watchSeconds: 20,
+  /** Told of a cancel: post the reply anyway once the cancel aborted it (broken when true). */
+  postAfterCancel: false,
+  /** The outcome a cancelled delivery is acked with. */
+  cancelledOutcome: "cancelled",
 };
+
+/** What /info says: the optional features and the lease (none of them when it cannot be read). */
+async function readInfo() {
+  const i = await call("GET", "/info").catch(() => ({}));
+  return { features: new Set(i.features ?? []), leaseMs: (i.leaseSeconds ?? 1) * 1000 };
+}
+
+/** A turn's watch and renewals: both end with the turn; either may abort it with the cancel's reason. */
+function guard(o, info, event, turn) {
+  const stopped = new AbortController();
+  const told = (reason) => turn.abort({ cancelled: true, reason: reason ?? "requested" });
+  const loops = [];
+  if (o.watch && info.features.has("cancel"))
+    loops.push(
+      (async () => {
+        while (!stopped.signal.aborted) {
+          try {
+            const path = `/events/${event.id}/cancellation?attempts=${event.attempts}&waitSeconds=${o.watchSeconds}`;
+            const w = await call("GET", path, undefined, {}, stopped.signal);
+            if (w.cancelRequested) return told(w.reason);
+          } catch (err) {
+            if (stopped.signal.aborted || err.res?.status === 409 || err.res?.status === 404) return;
+            await sleep(1000, stopped.signal);
+          }
+        }
+      })(),
+    );
+  if (o.renew && info.features.has("renew"))
+    loops.push(
+      (async () => {
+        while (!stopped.signal.aborted) {
+          await sleep(info.leaseMs / 2, stopped.signal);
+          if (stopped.signal.aborted) return;
+          try {
+            await call("POST", `/events/${event.id}/renew`, { attempts: event.attempts }, {}, stopped.signal);
+          } catch (err) {
+            if (err.json?.details?.cancelled) told(err.json.details.reason);
+            if (err.res) return;
+          }
+        }
+      })(),
+    );
+  return async () => {
+    stopped.abort();
+    await Promise.allSettled(loops);
+  };
+}
+
+async function reply(o, event, turn) {
+  const send = (signal) =>
+    call(
+      "POST",
+      `/pods/${o.replyPod(event)}/messages`,
+      { content: `echo: ${event.payload.content}` },
+      o.idempotencyKey ? { "idempotency-key": `echo-${event.id}` } : {},
+      signal,
+    );
+  try {
+    return { outcome: "posted", messageId: (await send(turn.signal)).id };
+  } catch (err) {
+    if (!turn.signal.aborted) throw err;
+    if (o.postAfterCancel) return { outcome: "posted", messageId: (await send()).id };
+    throw err;
+  }
+}
 
 export async function runDriver(overrides = {}) {
   const o = { ...correct, ...overrides };
   const handled = new Map();
   process.once("SIGTERM", () => process.exit(0));
+  const info = await readInfo();
   for (;;) {
     let events;
     const started = Date.now();
@@ -52,6 +135,8 @@ export async function runDriver(overrides = {}) {
     }
     if (events.length === 0 && Date.now() - started < 1000) await sleep(o.idleSleepMs);
     for (const event of events) {
+      const turn = new AbortController();
+      const stopGuard = guard(o, info, event, turn);
       try {
         let result = o.dedup ? handled.get(event.id) : undefined;
         if (!result) {
@@ -59,20 +144,22 @@ export async function runDriver(overrides = {}) {
             if (!o.skipUnknown) throw new Error(`unknown event type ${event.type}`);
             result = { outcome: "skipped", reason: `does not handle ${event.type}` };
           } else {
-            const posted = await call(
-              "POST",
-              `/pods/${o.replyPod(event)}/messages`,
-              { content: `echo: ${event.payload.content}` },
-              o.idempotencyKey ? { "idempotency-key": `echo-${event.id}` } : {},
-            );
-            result = { outcome: "posted", messageId: posted.id };
+            result = await reply(o, event, turn).catch((err) => {
+              if (turn.signal.reason?.cancelled)
+                return { outcome: o.cancelledOutcome, reason: turn.signal.reason.reason };
+              throw err;
+            });
           }
           handled.set(event.id, result);
         }
+        await stopGuard();
         if (o.ack) await call("POST", `/events/${event.id}/ack`, { result });
       } catch (err) {
+        await stopGuard();
         if (err instanceof TypeError || err.res) break; // network or HTTP failure: poll again, it comes back
         throw err;
+      } finally {
+        await stopGuard();
       }
     }
   }

@@ -13,6 +13,8 @@ export interface BrokenKernel {
   breaks: string;
   /** `--only` patterns: the checks that exercise the broken behaviour (the rest of the suite is not needed). */
   only: string[];
+  /** The behaviour is a SHOULD: the suite runs with --strict to fail on it. */
+  strict?: boolean;
   make(env: BrokenEnv): Mutation;
 }
 

@@ -1,6 +1,7 @@
 /** Every broken kernel the suite must catch. */
 import type { BrokenKernel } from "./env.js";
 import { accessKernels } from "./kernels-access.js";
+import { cancelKernels } from "./kernels-cancel.js";
 import { contentKernels } from "./kernels-content.js";
 import { eventKernels } from "./kernels-events.js";
 import { queueVerbKernels } from "./kernels-queue-verbs.js";
@@ -10,4 +11,5 @@ export const brokenKernels: BrokenKernel[] = [
   ...eventKernels,
   ...queueVerbKernels,
   ...contentKernels,
+  ...cancelKernels,
 ];

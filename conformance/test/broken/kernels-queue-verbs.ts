@@ -7,7 +7,7 @@ const isRenew = (req: ProxyRequest) => is(req, "POST", /^\/events\/[^/]+\/renew$
 const isBatchAck = (req: ProxyRequest) => is(req, "POST", /^\/events\/ack$/);
 const body = (req: ProxyRequest) => (req.json ?? {}) as Record<string, unknown>;
 const pending = () => reply(200, { ok: true, status: "pending", availableAt: new Date().toISOString() });
-const OUTCOMES = ["acknowledged", "posted", "no_action", "skipped", "error"];
+const OUTCOMES = ["acknowledged", "posted", "no_action", "skipped", "error", "cancelled"];
 const validItem = (a: unknown) => {
   const item = a as { id?: unknown; result?: { outcome?: unknown } } | null;
   return (

@@ -5,9 +5,10 @@ scripted batches, then wait (interruptibly) and return nothing."""
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any, Dict, List, Optional
 
-from cap_sdk import CapHttpError
+from cap_sdk import CapHttpError, CapSdkError
 
 
 def event(event_id: str, event_type: str = "task.assigned", attempts: int = 1, pod: str = "pod_1") -> Dict[str, Any]:
@@ -26,6 +27,11 @@ class FakeClient:
         self.ack_many_error: Optional[Exception] = None
         #: The production kernel ignores `waitSeconds` and answers an empty poll at once.
         self.ignores_wait = False
+        #: Feature `cancel`: event id → reason, answered by watches and by renews (409 details.cancelled).
+        self.cancels: Dict[str, str] = {}
+        self.cancelled = threading.Condition(self.lock)
+        #: When set, every watch raises it instead of waiting.
+        self.watch_error: Optional[Exception] = None
 
     def record(self, *call: Any) -> None:
         with self.lock:
@@ -65,13 +71,45 @@ class FakeClient:
 
     def renew(self, event_id: str, attempts: int, **call: Any) -> Dict[str, Any]:
         self.record("renew", event_id, attempts)
+        with self.lock:
+            reason = self.cancels.get(event_id)
+        if reason is not None:
+            raise CapHttpError(409, "POST /events/{id}/renew", code="lease_lost", message="cancelled",
+                               details={"cancelled": True, "reason": reason})
         return {"ok": True, "leaseExpiresAt": "later"}
+
+    def cancel(self, event_id: str, reason: str = "requested") -> None:
+        """What a human's cancel does to the kernel: every watch and renew of the event says so from now on."""
+        with self.cancelled:
+            self.cancels[event_id] = reason
+            self.cancelled.notify_all()
+
+    def watch_cancellation(self, event_id: str, attempts: int, wait_seconds=None, cancel=None, **call: Any) -> Dict[str, Any]:  # noqa: ANN001
+        self.record("watch", event_id, attempts, wait_seconds)
+        if self.watch_error is not None:
+            raise self.watch_error
+        deadline = time.monotonic() + (0 if self.ignores_wait else (wait_seconds or 0))
+        with self.cancelled:
+            while event_id not in self.cancels:
+                left = deadline - time.monotonic()
+                if left <= 0 or (cancel is not None and cancel.is_set()):
+                    break
+                self.cancelled.wait(min(left, 0.02))  # a short step: the driver's cancel must end the wait
+            reason = self.cancels.get(event_id)
+        if cancel is not None and cancel.is_set():
+            raise CapSdkError("aborted", "GET /events/{id}/cancellation aborted")
+        if reason is not None:
+            return {"cancelRequested": True, "reason": reason, "requestedAt": "t"}
+        return {"cancelRequested": False, "leaseExpiresAt": "later"}
 
     def release(self, event_id: str, attempts: int, delay_seconds=None, reason=None, **call: Any) -> Dict[str, Any]:  # noqa: ANN001
         self.record("release", event_id, attempts, delay_seconds)
         return {"ok": True}
 
     def post_message(self, pod_id: str, content: str, **options: Any) -> Dict[str, Any]:
+        cancel = options.get("cancel")
+        if cancel is not None and cancel.is_set():
+            raise CapSdkError("aborted", "POST /pods/{podId}/messages aborted")
         self.record("post", pod_id, content, options.get("idempotency_key"))
         return {"id": f"msg-{len(self.calls)}", "createdAt": "t", "replayed": False}
 

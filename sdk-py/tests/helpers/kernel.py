@@ -155,6 +155,15 @@ class TestKernel:
                 return e
         return None
 
+    def cancel(self, event_id: str, reason: Optional[str] = None) -> Dict[str, Any]:
+        """Cancel an event as the pod's human (feature `cancel`): what the console's Stop button does."""
+        body = {} if reason is None else {"reason": reason}
+        return self.admin("POST", f"/pods/{self.pod_id}/events/{event_id}/cancel", body)
+
+    def set_double_texting(self, agent: str, policy: str) -> None:
+        """The installation's double-texting policy (`enqueue` or `interrupt`), as its owner sets it."""
+        self.admin("PATCH", f"/registry/pods/{self.pod_id}/agents/{agent}", {"doubleTexting": policy})
+
     def revoke(self, agent: str) -> None:
         a = self.agents[agent]
         self.admin("DELETE", f"/registry/pods/{a['podId']}/agents/{a['name']}/runtime-tokens/{a['tokenId']}")

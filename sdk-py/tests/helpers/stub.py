@@ -43,6 +43,9 @@ class StubKernel:
                 if headers.pop("x-hang", None):
                     threading.Event().wait(float(payload))
                     return
+                delay = headers.pop("x-delay", None)
+                if delay:
+                    threading.Event().wait(float(delay))
                 raw = headers.pop("x-raw", None)
                 data = payload if raw else (b"" if payload is None else json.dumps(payload).encode())
                 self.send_response(status)

@@ -3,6 +3,7 @@ import type { DriverCheck } from "../check.js";
 import { authChecks } from "./auth.js";
 import { backoffChecks } from "./backoff.js";
 import { burstChecks } from "./burst.js";
+import { cancelChecks } from "./cancel.js";
 import { handlingChecks } from "./handling.js";
 import { pollingChecks } from "./polling.js";
 import { redeliveryChecks } from "./redelivery.js";
@@ -12,6 +13,7 @@ import { unknownChecks } from "./unknown.js";
 export const driverChecks: readonly DriverCheck[] = [
   ...handlingChecks,
   ...redeliveryChecks,
+  ...cancelChecks,
   ...unknownChecks,
   ...backoffChecks,
   ...pollingChecks,

@@ -66,7 +66,7 @@ export const pollingChecks = [
     id: "driver.features.unadvertised",
     family: "features",
     title:
-      "with no optional feature in /info (and waitSeconds ignored) it never renews, releases or batch-acks, and does not spin",
+      "with no optional feature in /info (and waitSeconds ignored) it never renews, releases, batch-acks or watches for cancels, and does not spin",
     verifies: ["CAP-DRV-16", "CAP-DRV-14"],
     restart: true,
     hidesFeatures: true,
@@ -90,10 +90,10 @@ export const pollingChecks = [
       if (!acked) ctx.note(`${event.id} was not acked by the deadline${ctx.processNote()}`);
       await expectCalm(ctx, ctx.wire("poll")[0]?.at ?? Date.now(), "CAP-DRV-14");
       // A pollId is an unknown query parameter to such a kernel (CAP-COMPAT-3), not a use of the feature.
-      const used = ctx.wire("renew", "release", "batch-ack");
+      const used = ctx.wire("renew", "release", "batch-ack", "cancel", "cancel-watch");
       ctx.expect("CAP-DRV-16", used.length === 0, {
         message: "the driver called optional routes the kernel's /info does not advertise",
-        expected: "no renew, release or batch ack",
+        expected: "no renew, release, batch ack, cancel or cancellation watch",
         actual: used.map((x) => `${x.method} ${new URL(x.url).pathname}${new URL(x.url).search}`).slice(0, 5),
         wire: used,
       });

@@ -3,7 +3,7 @@ import type { DriverContext } from "../context.js";
 import type { WireExchange } from "../fault-proxy.js";
 import type { PodMessage } from "../world.js";
 
-export const OUTCOMES = ["acknowledged", "posted", "no_action", "skipped", "error"] as const;
+export const OUTCOMES = ["acknowledged", "posted", "no_action", "skipped", "error", "cancelled"] as const;
 
 const ok = (x: WireExchange) => x.status >= 200 && x.status < 300;
 
