@@ -15,6 +15,7 @@
  *   node bench/run.mjs --only drain,wake --out /tmp/r.json        (SQLite only: add `postgres` for its variants)
  *   node bench/run.mjs --only drain,batch,pollid,sdk,ceiling,postgres   (the drains and their yardsticks)
  *   node bench/run.mjs --only postgres                             (every PostgreSQL variant)
+ *   node bench/run.mjs --quick --only cancel,postgres              (the cancel scenario, both stores)
  *
  * PostgreSQL comes from CAP_BENCH_PG_URL / CAP_TEST_PG_URL or a throwaway cluster; without one, its
  * figures are reported as skipped. Every child process, database and temp file is removed at exit.
@@ -29,6 +30,7 @@ import { calibrate } from "./calibrate.mjs";
 import { cleanupAll, installExitHandlers, isExiting, onCleanup } from "./children.mjs";
 import {
   backlogFigures,
+  cancelFigures,
   ceilingFigures,
   conversationalFigures,
   drainFigures,
@@ -43,6 +45,7 @@ import { createDatabase, findPostgres } from "./postgres.mjs";
 import { createReport, renderTable, updateDocs, writeJson } from "./results.mjs";
 import { backlog } from "./scenarios/backlog.mjs";
 import { measureBaseline } from "./scenarios/baseline.mjs";
+import { cancel } from "./scenarios/cancel.mjs";
 import { ceiling } from "./scenarios/ceiling.mjs";
 import { conversational } from "./scenarios/conversational.mjs";
 import { drain, SkipScenario } from "./scenarios/drain.mjs";
@@ -152,6 +155,18 @@ const STEPS = [
     run: async (ctx) => idleFigures("postgres", await idle(ctx, "postgres", ctx.idleProfile)),
   },
   {
+    scenario: "cancel",
+    store: "sqlite",
+    ids: IDS.cancelSqlite,
+    run: async (ctx) => cancelFigures("sqlite", await cancel(ctx, "sqlite")),
+  },
+  {
+    scenario: "cancel",
+    store: "postgres",
+    ids: IDS.cancelPostgres,
+    run: async (ctx) => cancelFigures("postgres", await cancel(ctx, "postgres")),
+  },
+  {
     scenario: "redelivery",
     store: "sqlite",
     ids: IDS.redelivery,
@@ -175,7 +190,7 @@ const { values: args } = parseArgs({
     docs: { type: "boolean" },
     /** Write `node --cpu-prof` profiles of the idle scenario's kernel processes into this folder. */
     "cpu-prof-dir": { type: "string" },
-    /** Drivers of the idle scenario (default: 2,000 full, 50 quick), e.g. 10000 to check connection limits. */
+    /** Drivers of the idle and cancel scenarios (default: 2,000 full, 50 quick), e.g. 10000 to check connection limits. */
     "idle-drivers": { type: "string" },
   },
 });
