@@ -8,6 +8,7 @@ from __future__ import annotations
 import inspect
 import os
 import sys
+import typing
 
 SDK = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(SDK, "docs", "api.md")
@@ -94,6 +95,10 @@ def render_models(module: object) -> str:
     ]
     for name in sorted(module.SCHEMAS):
         model = module.SCHEMAS[name]
+        if not hasattr(model, "__required_keys__"):  # a Union of models (a schema with anyOf)
+            alternatives = " or ".join(f"`{getattr(a, '__name__', a)}`" for a in typing.get_args(model))
+            lines.append(f"| `{name}` | one of {alternatives} | — |")
+            continue
         req = ", ".join(f"`{k}`" for k in model.__annotations__ if k in model.__required_keys__) or "—"
         opt = ", ".join(f"`{k}`" for k in model.__annotations__ if k in model.__optional_keys__) or "—"
         lines.append(f"| `{name}` | {req} | {opt} |")

@@ -131,11 +131,13 @@ function renderModel(name, schema) {
 }
 
 const rendered = [];
+const aliases = []; // evaluated when the module loads, so they come after every class they name
 for (const [name, schema] of schemas) {
   if (schema.type === "object") rendered.push([name, renderModel(name, schema)]);
-  else rendered.push([name, `${name} = ${typeOf(schema, schema)}\n${comment(schema.description, "")}\n`]);
+  else aliases.push([name, `${name} = ${typeOf(schema, schema)}\n${comment(schema.description, "")}\n`]);
 }
 for (const [name, schema] of extraModels) rendered.push([name, renderModel(name, schema)]);
+rendered.push(...aliases);
 
 // Documented event types: `MentionReceivedPayload` is the payload of `mention.received`.
 const payloads = [...schemas.keys()]

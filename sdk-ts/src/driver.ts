@@ -7,16 +7,19 @@
  * failed event released to come back when the probe is due), batch acks where the kernel has them, poll backoff that never gives
  * up except on three consecutive 401/403, the same backoff before the next poll after a batch whose
  * acks failed or whose events the kernel had already acked (so no answer, however wrong, makes it
- * spin), and a graceful stop that releases what it did not start.
- * It prints nothing (hooks report everything) and never acks an event whose handler did not finish.
+ * spin), a graceful stop that releases what it did not start, and, where the kernel has `cancel`, a
+ * watch of each running handler's delivery that aborts the handler when its event is cancelled.
+ * It prints nothing (hooks report everything) and never acks an event whose handler did not finish,
+ * except a cancelled one (`cancelled`, once its handler settled or outlived the shutdown grace).
  */
 
 import type { DriverHooks, DriverOptions, DriverSummary, EventHandler } from "./driver-types.js";
-import { CapHttpError, type CapSdkError } from "./errors.js";
+import { CancelledError, CapHttpError, type CapSdkError } from "./errors.js";
 import type { Feature } from "./generated/constants.js";
 import { type HandledStore, MemoryHandledStore } from "./handled-store.js";
 import { type Clock, realClock, realSleep, type Sleep, stableJitter } from "./internal/client/time.js";
 import { Backoff } from "./internal/driver/backoff.js";
+import { CancelWatch } from "./internal/driver/cancel-watch.js";
 import { classifyFailure, RetryCircuit } from "./internal/driver/circuit.js";
 import { LeaseSet } from "./internal/driver/lease.js";
 import { Poller } from "./internal/driver/poller.js";
@@ -30,6 +33,14 @@ const PRODUCTION_ALIASES: Record<string, string> = {
   "thread.mention": "mention.received",
   heartbeat: "heartbeat.tick",
 };
+
+/**
+ * How long a handler runs before its delivery is watched for a cancel. Handlers that finish sooner (a
+ * drain's quick ones) cost no request; a cancel in that window is still seen within it plus one round
+ * trip, because the kernel answers a watch of an already-cancelled delivery at once — well inside the
+ * one second from the cancel that CAP-CANCEL-10 asks of a watch.
+ */
+const WATCH_AFTER_MS = 250;
 
 /**
  * Runs a driver until `options.signal` aborts (resolves with a summary) or the kernel refuses the
@@ -58,14 +69,20 @@ class DriverLoop {
     failures: 0,
     released: 0,
     returned: 0,
+    cancelled: 0,
   };
   #info: Info | undefined;
   #infoSettled = false;
   readonly #poller: Poller;
   readonly #leases: LeaseSet;
   readonly #settler: Settler;
-  /** Running handlers by event id, to abort one whose lease is lost. */
+  /** Running handlers by event id, to abort one whose lease is lost or whose event is cancelled. */
   readonly #turns = new Map<string, AbortController>();
+  readonly #watch: CancelWatch;
+  /** Watch running handlers for cancels: the kernel advertises `cancel`. */
+  #watching = false;
+  /** Cancels learned of events this driver holds, until each is acked `cancelled` (or moot). */
+  readonly #cancels = new Map<string, CancelledError>();
 
   constructor(options: DriverOptions) {
     this.#o = options;
@@ -108,6 +125,16 @@ class DriverLoop {
       onError: (stage, error, event) => this.#emit("onError", { stage, error, event }),
       onRelease: (info) => this.#emit("onRelease", info),
     });
+    this.#watch = new CancelWatch({
+      client: options.client,
+      clock: this.#clock,
+      sleep: this.#sleep,
+      delayMs: WATCH_AFTER_MS,
+      retryBaseMs: this.#interval,
+      jitter: this.#jitter,
+      onCancel: (event, reason, requestedAt, cause) => this.#cancel(event, reason, requestedAt, cause),
+      onError: (event, error) => this.#emit("onError", { stage: "watch", error, event }),
+    });
   }
 
   #emit<K extends keyof DriverHooks>(hook: K, arg: Parameters<NonNullable<DriverHooks[K]>>[0]): void {
@@ -125,6 +152,7 @@ class DriverLoop {
       // Acks of finished handlers go out even when the loop ends by auth_stopped.
       await this.#settler.drain();
       this.#leases.close();
+      this.#watch.close();
     }
     return this.#summary;
   }
@@ -189,6 +217,7 @@ class DriverLoop {
       // acks and no releases.
       this.#settler.batchAck = has("batch-ack");
       this.#settler.release = has("release");
+      this.#watching = has("cancel");
     } catch (error) {
       // No /info (the production kernel has none): learn by trying. Other failures: ask again next time.
       if (
@@ -253,6 +282,11 @@ class DriverLoop {
     }
     releaseRest();
     await Promise.all(givingBack);
+    // Waiting events cancelled before their turn came (a renew told): acked, never started.
+    for (const event of events) {
+      const cancel = this.#cancels.get(event.id);
+      if (cancel) await this.#ackCancelled(event, cancel);
+    }
     return failureDelay;
   }
 
@@ -292,6 +326,7 @@ class DriverLoop {
     let posted = false;
     const handlerAbort = new AbortController();
     this.#turns.set(event.id, handlerAbort);
+    if (this.#watching) this.#watch.start(event);
     const outcome = await runTurn({
       event,
       handler,
@@ -306,6 +341,13 @@ class DriverLoop {
       },
     });
     this.#turns.delete(event.id);
+    this.#watch.end(event.id);
+    if (outcome.kind === "cancelled") {
+      await this.#ackCancelled(event, outcome.error);
+      return undefined;
+    }
+    // A cancel learned after the handler settled changes nothing: its own result is acked.
+    this.#cancels.delete(event.id);
     if (outcome.kind === "given_up") {
       this.#summary.released++;
       if (this.#leases.holds(event.id))
@@ -359,10 +401,41 @@ class DriverLoop {
 
   /** A held event's lease was lost: abort its handler if it runs; a waiting one will not start. */
   #onLost(event: Event, error: CapSdkError): void {
+    const answer = error.cause;
+    if (answer instanceof CapHttpError && answer.details?.cancelled === true) {
+      const reason = answer.details.reason;
+      this.#cancel(event, typeof reason === "string" ? reason : "requested", undefined, answer);
+      return;
+    }
     const turn = this.#turns.get(event.id);
     if (!turn) this.#summary.released++;
     this.#emit("onLeaseLost", { event, error });
     if (turn && !turn.signal.aborted) turn.abort(error);
+  }
+
+  /**
+   * The kernel cancelled a held event (the watch, or a renew answered 409 with `details.cancelled`):
+   * stop renewing and watching it, and abort its handler with a `CancelledError` (a waiting event will
+   * not start). The ack `cancelled` follows once the handler settled, or at the end of the batch.
+   */
+  #cancel(event: Event, reason: string, requestedAt: string | undefined, cause?: unknown): void {
+    if (this.#cancels.has(event.id)) return;
+    const error = new CancelledError(event.id, reason, requestedAt, cause === undefined ? undefined : { cause });
+    this.#cancels.set(event.id, error);
+    this.#leases.drop(event.id);
+    this.#watch.end(event.id);
+    this.#emit("onCancel", { event, reason, ...(requestedAt ? { requestedAt } : {}) });
+    const turn = this.#turns.get(event.id);
+    if (turn && !turn.signal.aborted) turn.abort(error);
+  }
+
+  /** Ack a cancelled event `cancelled` (CAP-CANCEL-18): the kernel keeps it `cancelled` and records this. */
+  async #ackCancelled(event: Event, cancel: CancelledError): Promise<void> {
+    this.#cancels.delete(event.id);
+    this.#summary.cancelled++;
+    const result: AckResult = { outcome: "cancelled", reason: cancel.reason };
+    await this.#remember(event, result);
+    await this.#ack(event, result, false);
   }
 
   async #lookup(id: string): Promise<AckResult | undefined> {

@@ -90,6 +90,16 @@ describe("OpenAPI document", () => {
     ["post", "/api/agents/runtime/events/ack", ["200", "400", "401", "413", "415", "429", "500", "503"]],
     [
       "post",
+      "/api/agents/runtime/events/{id}/cancel",
+      ["200", "400", "401", "404", "413", "415", "429", "500", "503"],
+    ],
+    [
+      "get",
+      "/api/agents/runtime/events/{id}/cancellation",
+      ["200", "400", "401", "404", "409", "429", "500", "503"],
+    ],
+    [
+      "post",
       "/api/agents/runtime/pods/{podId}/messages",
       ["201", "400", "401", "403", "413", "415", "422", "429", "500", "503"],
     ],

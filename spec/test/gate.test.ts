@@ -192,6 +192,29 @@ describe("the gate on CAP v1's OpenAPI document", () => {
       /maximum validator in query parameter `limit`.*kernels/,
     ],
     [
+      "a new value in a request-only enum that no feature guards (1.0.0 kernels refuse it)",
+      (d) => {
+        schema(d, "AckOutcome").enum.push("abandoned");
+      },
+      /possible values of `result\.outcome` in Request Body.*kernels/,
+    ],
+    [
+      "a feature-guarded request value whose feature the document does not name",
+      (d) => {
+        schema(d, "AckOutcome").enum.push("cancelled");
+      },
+      /possible values of `result\.outcome` in Request Body.*kernels/,
+    ],
+    [
+      "a feature-guarded value in a schema a response reaches (1.0.0 drivers would read it)",
+      (d) => {
+        schema(d, "Feature").enum.push("cancel");
+        schema(d, "AckOutcome").enum.push("cancelled");
+        schema(d, "Event").properties.lastOutcome = { $ref: "#/components/schemas/AckOutcome" };
+      },
+      /possible values of `result\.outcome` in Request Body/,
+    ],
+    [
       "the security scheme changed",
       (d) => {
         d.components.securitySchemes.AgentToken = { type: "apiKey", in: "header", name: "X-Token" };
@@ -254,6 +277,19 @@ describe("the gate on CAP v1's OpenAPI document", () => {
       },
     ],
     ["a new feature name", (d) => schema(d, "Feature").enum.push("streams")],
+    [
+      "a new request-only enum value a driver sends only to a kernel advertising its feature (cancelled)",
+      (d) => {
+        schema(d, "Feature").enum.push("cancel");
+        schema(d, "AckOutcome").enum.push("cancelled");
+      },
+    ],
+    [
+      "a changed example (documentation binds no one)",
+      (d) => {
+        schema(d, "Limits").examples[0].maxCancelWatchesPerToken = 64;
+      },
+    ],
     [
       "a new optional field in an event payload",
       (d) => {
@@ -374,6 +410,34 @@ describe("the gate on the admin surface (versioned apart: only its clients are p
       ADMIN_POLICY,
     );
     expect(named(result)).toMatch(/\[Removed\] operation GET \/api\/users\/me/);
+  });
+
+  it("passes a new event state in the operator views (an open set) and fails a removed one", () => {
+    const state = (d: Doc) => d.components.schemas.QueuedEvent.properties.state;
+    const added = compareOpenApi(
+      frozenAdmin,
+      mutate(frozenAdmin, (d) => state(d).enum.push("parked")),
+      ADMIN_POLICY,
+    );
+    expect(named(added)).toBe("");
+    expect(added.additive.map((a) => a.what)).toContain('open-set value "parked" added');
+    const removed = compareOpenApi(
+      frozenAdmin,
+      mutate(frozenAdmin, (d) => {
+        state(d).enum = state(d).enum.filter((s: string) => s !== "leased");
+      }),
+      ADMIN_POLICY,
+    );
+    expect(named(removed)).toMatch(/open-set value "leased" removed/);
+  });
+
+  it("fails a new value in another closed response enum", () => {
+    const result = compareOpenApi(
+      frozenAdmin,
+      mutate(frozenAdmin, (d) => d.components.schemas.Installation.properties.status.enum.push("paused")),
+      ADMIN_POLICY,
+    );
+    expect(result.breaking.length).toBeGreaterThan(0);
   });
 
   it("passes a new required response field, which CAP's two-sided rule would refuse", () => {

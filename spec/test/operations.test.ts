@@ -26,8 +26,8 @@ const ops = Object.entries<Record<string, Operation>>(doc.paths).flatMap(([path,
 const refName = (r: Response | undefined) => r?.content?.["application/json"]?.schema?.$ref?.split("/").pop();
 
 describe("the CAP operations of the OpenAPI document", () => {
-  it("are the twelve CAP routes, under a document-wide bearer token", () => {
-    expect(ops.length).toBe(12);
+  it("are the fourteen CAP routes, under a document-wide bearer token", () => {
+    expect(ops.length).toBe(14);
     expect(doc.security).toEqual([{ AgentToken: [] }]);
     const scheme = doc.components.securitySchemes.AgentToken;
     expect([scheme.type, scheme.scheme.toLowerCase()]).toEqual(["http", "bearer"]); // case-insensitive (RFC 7235)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Literal, Optional, TypedDict, Union
 
-__all__ = ["AckRequest","AckResponse","AckResult","Author","BatchAckItem","BatchAckRefused","BatchAckRequest","BatchAckResponse","BatchAckSettled","DailyEntry","DailyEntryInput","DecisionRequest","DecisionResponse","Error","Event","EventList","HeartbeatTickPayload","Info","Limits","MemoryEnvelope","MemorySection","MemorySectionInput","MemorySections","MemorySectionsInput","MentionReceivedPayload","MessagePostedPayload","PAYLOADS","PodMessage","PodMessageList","PostMessageRequest","PostMessageResponse","PutMemoryRequest","PutMemoryResponse","Relationship","RelationshipInput","ReleaseRequest","ReleaseResponse","RenewRequest","RenewResponse","SCHEMAS","SummaryReadyPayload","SyncMemoryRequest","SyncMemoryResponse","TaskAssignedPayload"]
+__all__ = ["AckRequest","AckResponse","AckResult","Author","BatchAckItem","BatchAckRefused","BatchAckRequest","BatchAckResponse","BatchAckSettled","CancelRequest","CancelResponse","Cancellation","CancellationNotRequested","CancellationRequested","DailyEntry","DailyEntryInput","DecisionRequest","DecisionResponse","Error","Event","EventList","HeartbeatTickPayload","Info","Limits","MemoryEnvelope","MemorySection","MemorySectionInput","MemorySections","MemorySectionsInput","MentionReceivedPayload","MessagePostedPayload","PAYLOADS","PodMessage","PodMessageList","PostMessageRequest","PostMessageResponse","PutMemoryRequest","PutMemoryResponse","Relationship","RelationshipInput","ReleaseRequest","ReleaseResponse","RenewRequest","RenewResponse","SCHEMAS","SummaryReadyPayload","SyncMemoryRequest","SyncMemoryResponse","TaskAssignedPayload"]
 
 
 class AckRequest(TypedDict, total=False):
@@ -25,7 +25,7 @@ class AckResponse(TypedDict):
 
 
 class _AckResultRequired(TypedDict):
-    outcome: Literal["acknowledged", "posted", "no_action", "skipped", "error"]
+    outcome: Literal["acknowledged", "posted", "no_action", "skipped", "error", "cancelled"]
 
 
 class AckResult(_AckResultRequired, total=False):
@@ -88,6 +88,39 @@ class BatchAckSettled(TypedDict):
     """
     id: str
     ok: Literal[True]
+
+
+class CancelRequest(TypedDict, total=False):
+    """The optional body of a cancel (feature `cancel`). Unknown fields are ignored.
+    """
+    #: Why the event is cancelled; kept with it and shown to operators. Default `requested`.
+    reason: str
+
+
+class CancelResponse(TypedDict):
+    """The cancel was taken (feature `cancel`). `status` is the event's state after the call: `cancelled`, or
+    `acked` / `failed` when it had settled before; `changed` is true exactly when this request cancelled it.
+    """
+    ok: Literal[True]
+    status: Literal["cancelled", "acked", "failed"]
+    changed: bool
+
+
+class CancellationNotRequested(TypedDict):
+    """No cancel of the watched delivery arrived within `waitSeconds`; it is still held until `leaseExpiresAt`.
+    """
+    cancelRequested: Literal[False]
+    leaseExpiresAt: str
+
+
+class CancellationRequested(TypedDict):
+    """The watched delivery was cancelled (feature `cancel`): stop the work, post nothing, ack `cancelled`.
+    """
+    cancelRequested: Literal[True]
+    #: The canceller's reason: `requested` when none was given, `superseded` for double texting.
+    reason: str
+    #: When the event was cancelled.
+    requestedAt: str
 
 
 class DailyEntry(TypedDict):
@@ -177,6 +210,9 @@ class Event(_EventRequired, total=False):
     """
     #: When the lease this delivery holds ends; after it, the event is redelivered at the next poll.
     leaseExpiresAt: str
+    #: Feature `cancel`, double texting: the ids of the events whose deliveries this event's message cancelled
+    #: (the installation's `interrupt` policy, reason `superseded`). Present only when not empty.
+    supersedes: List[str]
 
 
 class EventList(TypedDict):
@@ -207,7 +243,7 @@ class _InfoRequired(TypedDict):
     #: Optional features implemented: `long-poll` (`waitSeconds`), `renew`, `decisions`,
     #: `message-read` (`GET /pods/{podId}/messages`), `idempotency-key` (on `POST …/messages`),
     #: `release` (`POST /events/{id}/release`), `batch-ack` (`POST /events/ack`), `poll-replay`
-    #: (`pollId` on `GET /events`).
+    #: (`pollId` on `GET /events`), `cancel` (`POST /events/{id}/cancel`, `GET /events/{id}/cancellation`).
     #: Unknown values are ignored by clients.
     features: List[str]
 
@@ -216,6 +252,10 @@ class Info(_InfoRequired, total=False):
     """Discovery. Optional route; when present it is authoritative for timing (`leaseSeconds`,
     `maxAttempts`) and for which optional features the kernel implements.
     """
+    #: Feature `cancel`: the double-texting policies this kernel supports for an installation (`enqueue`,
+    #: the default: a new human message waits its turn; `interrupt`: it cancels the deliveries the agent holds
+    #: of events from that pod). Present when `cancel` is advertised. Unknown values are ignored by clients.
+    doubleTexting: List[str]
     #: The compatibility profile the kernel runs, when it is not plain CAP v1: `production` means its CAP
     #: routes speak the production kernel's dialect (event names such as `chat.mention` and `heartbeat`,
     #: `{success: true}` answers) for drivers written against it. Absent: CAP v1 exactly.
@@ -484,9 +524,7 @@ class TaskAssignedPayload(_TaskAssignedPayloadRequired, total=False):
     description: str
 
 
-class Limits(TypedDict):
-    """Per-client bounds a kernel enforces; every value is the one it applies.
-    """
+class _LimitsRequired(TypedDict):
     #: Deepest nesting of objects and arrays accepted in a JSON body (`400` `json_too_deep` beyond).
     maxJsonDepth: int
     #: Largest stored memory envelope, in UTF-8 bytes of its JSON (`413` `memory_too_large` beyond).
@@ -504,6 +542,18 @@ class Limits(TypedDict):
     maxConnectionsPerClient: int
 
 
+class Limits(_LimitsRequired, total=False):
+    """Per-client bounds a kernel enforces; every value is the one it applies.
+    """
+    #: Feature `cancel`: cancellation watches one token may have waiting at once, a budget apart from
+    #: `maxLongPollsPerToken` (`429` `too_many_long_polls` beyond).
+    maxCancelWatchesPerToken: int
+
+
+Cancellation = Union[CancellationRequested, CancellationNotRequested]
+#: The answer to a cancellation watch (feature `cancel`).
+
+
 #: Every model that has a JSON Schema file, by name.
 SCHEMAS: Dict[str, Any] = {
     "AckRequest": AckRequest,
@@ -515,6 +565,11 @@ SCHEMAS: Dict[str, Any] = {
     "BatchAckRequest": BatchAckRequest,
     "BatchAckResponse": BatchAckResponse,
     "BatchAckSettled": BatchAckSettled,
+    "CancelRequest": CancelRequest,
+    "CancelResponse": CancelResponse,
+    "Cancellation": Cancellation,
+    "CancellationNotRequested": CancellationNotRequested,
+    "CancellationRequested": CancellationRequested,
     "DailyEntry": DailyEntry,
     "DailyEntryInput": DailyEntryInput,
     "DecisionRequest": DecisionRequest,

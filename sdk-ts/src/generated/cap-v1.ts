@@ -64,6 +64,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agents/runtime/events/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an event
+         * @description Feature `cancel`: cancel one of the calling agent's own events. A pending event or a held delivery
+         *     becomes terminal `cancelled` at once (never delivered again, never a failure); an event that is
+         *     already `acked`, `failed` or `cancelled` is left as it is (idempotent). An unknown id or another
+         *     identity's event is 404 `event_not_found`.
+         */
+        post: operations["Events_cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/runtime/events/{id}/cancellation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Watch a delivery for a cancel
+         * @description Feature `cancel`: watch delivery `attempts` of an event for a cancel (a long-poll; claims and changes
+         *     nothing). Answers at once `{cancelRequested: true}` when that delivery was the one cancelled; while it
+         *     is held, waits up to `waitSeconds` for a cancel, then answers
+         *     `{cancelRequested: false, leaseExpiresAt}`. Any other delivery (released, acked, lease ended, re-claimed, failed) is 409
+         *     `lease_lost`; an unknown or another identity's event is 404 `event_not_found`. Each token may hold
+         *     `limits.maxCancelWatchesPerToken` watches at once (429 `too_many_long_polls` beyond).
+         */
+        get: operations["Events_cancellation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agents/runtime/events/{id}/release": {
         parameters: {
             query?: never;
@@ -78,7 +126,8 @@ export interface paths {
          * @description Feature `release`: give a delivery the caller holds back. Fenced by `attempts` exactly like renew
          *     (409 `lease_lost` when that delivery no longer holds the lease). The delivery ends now; the event is
          *     ready again at now + `delaySeconds` and comes back with `attempts + 1`, or becomes `failed` at once
-         *     when this delivery used the last attempt.
+         *     when this delivery used the last attempt. A cancelled delivery (feature `cancel`) answers 409
+         *     `lease_lost` with `details: {cancelled: true, reason}`.
          */
         post: operations["Events_release"];
         delete?: never;
@@ -99,7 +148,8 @@ export interface paths {
         /**
          * Renew a lease
          * @description Extend the lease of a delivery the caller holds to now + `leaseSeconds`. Fenced by the delivery's
-         *     `attempts`: when that delivery no longer holds the lease the answer is 409 `lease_lost`.
+         *     `attempts`: when that delivery no longer holds the lease the answer is 409 `lease_lost`; when it was
+         *     cancelled (feature `cancel`) the 409 carries `details: {cancelled: true, reason}`.
          */
         post: operations["Events_renew"];
         delete?: never;
@@ -226,10 +276,12 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
-         * @description How a driver says it handled an event; recorded for inspection, never acted on.
+         * @description How a driver says it handled an event; recorded for inspection, never acted on. `cancelled` (feature
+         *     `cancel`) is the outcome a driver acks a cancelled delivery with; an event nobody cancelled that is acked
+         *     with it is settled as `acked` like any other outcome.
          * @enum {string}
          */
-        AckOutcome: "acknowledged" | "posted" | "no_action" | "skipped" | "error";
+        AckOutcome: "acknowledged" | "posted" | "no_action" | "skipped" | "error" | "cancelled";
         /**
          * @description The optional body of an ack. Unknown fields are ignored.
          * @example {
@@ -370,6 +422,69 @@ export interface components {
             ok: true;
         };
         /**
+         * @description The answer to a cancellation watch (feature `cancel`).
+         * @example {
+         *       "cancelRequested": true,
+         *       "reason": "superseded",
+         *       "requestedAt": "2026-11-29T18:00:12Z"
+         *     }
+         */
+        Cancellation: components["schemas"]["CancellationRequested"] | components["schemas"]["CancellationNotRequested"];
+        /**
+         * @description No cancel of the watched delivery arrived within `waitSeconds`; it is still held until `leaseExpiresAt`.
+         * @example {
+         *       "cancelRequested": false,
+         *       "leaseExpiresAt": "2026-11-29T18:00:30Z"
+         *     }
+         */
+        CancellationNotRequested: {
+            /** @enum {boolean} */
+            cancelRequested: false;
+            leaseExpiresAt: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @description The watched delivery was cancelled (feature `cancel`): stop the work, post nothing, ack `cancelled`.
+         * @example {
+         *       "cancelRequested": true,
+         *       "reason": "superseded",
+         *       "requestedAt": "2026-11-29T18:00:12Z"
+         *     }
+         */
+        CancellationRequested: {
+            /** @enum {boolean} */
+            cancelRequested: true;
+            /** @description The canceller's reason: `requested` when none was given, `superseded` for double texting. */
+            reason: string;
+            /** @description When the event was cancelled. */
+            requestedAt: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @description The optional body of a cancel (feature `cancel`). Unknown fields are ignored.
+         * @example {
+         *       "reason": "wrong repository"
+         *     }
+         */
+        CancelRequest: {
+            /** @description Why the event is cancelled; kept with it and shown to operators. Default `requested`. */
+            reason?: string;
+        };
+        /**
+         * @description The cancel was taken (feature `cancel`). `status` is the event's state after the call: `cancelled`, or
+         *     `acked` / `failed` when it had settled before; `changed` is true exactly when this request cancelled it.
+         * @example {
+         *       "ok": true,
+         *       "status": "cancelled",
+         *       "changed": true
+         *     }
+         */
+        CancelResponse: {
+            changed: boolean;
+            /** @enum {boolean} */
+            ok: true;
+            /** @enum {string} */
+            status: "cancelled" | "acked" | "failed";
+        };
+        /**
          * @description One day's notes as stored.
          * @example {
          *       "date": "2026-11-29",
@@ -508,6 +623,11 @@ export interface components {
             /** @description The pod the event is about. */
             podId: string;
             /**
+             * @description Feature `cancel`, double texting: the ids of the events whose deliveries this event's message cancelled
+             *     (the installation's `interrupt` policy, reason `superseded`). Present only when not empty.
+             */
+            supersedes?: string[];
+            /**
              * @description Open set. Documented v1 types: `message.posted`, `mention.received`, `heartbeat.tick`,
              *     `summary.ready`, `task.assigned`. Drivers MUST ack or skip types they do not handle.
              */
@@ -541,7 +661,7 @@ export interface components {
          *     must be one of them. `Info.features` stays `string[]`: clients ignore values they do not know.
          * @enum {string}
          */
-        Feature: "info" | "long-poll" | "renew" | "decisions" | "message-read" | "idempotency-key" | "release" | "batch-ack" | "poll-replay";
+        Feature: "info" | "long-poll" | "renew" | "decisions" | "message-read" | "idempotency-key" | "release" | "batch-ack" | "poll-replay" | "cancel";
         /**
          * @description Payload of `heartbeat.tick`: a periodic nudge. A driver with nothing to do acks it and posts nothing.
          * @example {
@@ -570,16 +690,27 @@ export interface components {
          *         "idempotency-key",
          *         "release",
          *         "batch-ack",
-         *         "poll-replay"
+         *         "poll-replay",
+         *         "cancel"
+         *       ],
+         *       "doubleTexting": [
+         *         "enqueue",
+         *         "interrupt"
          *       ]
          *     }
          */
         Info: {
             /**
+             * @description Feature `cancel`: the double-texting policies this kernel supports for an installation (`enqueue`,
+             *     the default: a new human message waits its turn; `interrupt`: it cancels the deliveries the agent holds
+             *     of events from that pod). Present when `cancel` is advertised. Unknown values are ignored by clients.
+             */
+            doubleTexting?: string[];
+            /**
              * @description Optional features implemented: `long-poll` (`waitSeconds`), `renew`, `decisions`,
              *     `message-read` (`GET /pods/{podId}/messages`), `idempotency-key` (on `POST …/messages`),
              *     `release` (`POST /events/{id}/release`), `batch-ack` (`POST /events/ack`), `poll-replay`
-             *     (`pollId` on `GET /events`).
+             *     (`pollId` on `GET /events`), `cancel` (`POST /events/{id}/cancel`, `GET /events/{id}/cancellation`).
              *     Unknown values are ignored by clients.
              */
             features: string[];
@@ -638,6 +769,12 @@ export interface components {
          *     }
          */
         Limits: {
+            /**
+             * Format: int32
+             * @description Feature `cancel`: cancellation watches one token may have waiting at once, a budget apart from
+             *     `maxLongPollsPerToken` (`429` `too_many_long_polls` beyond).
+             */
+            maxCancelWatchesPerToken?: number;
             /**
              * Format: int32
              * @description Open connections one client address may hold (`429` `too_many_connections` beyond).
@@ -1387,6 +1524,210 @@ export interface operations {
             };
         };
     };
+    Events_cancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CancelRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelResponse"];
+                };
+            };
+            /** @description 400: the request is malformed or fails validation. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 401: missing, malformed, unknown or revoked token (`auth_required`, `token_malformed`, `token_unknown`, `token_revoked`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 404: no such resource for this agent (`event_not_found`, `route_not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 413: the body or the message content is too large (`body_too_large`, `content_too_large`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 415: a request body that is not `application/json` (`unsupported_media_type`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 429: rate limited (`rate_limited`); wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 500: a fault in the kernel (`internal_error`), never caused by request content. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description 503: the kernel cannot serve now: its store is unreachable (`store_unavailable`) or it is stopping
+             *     (`unavailable`). Retry with backoff, waiting at least `Retry-After` seconds when it is set.
+             */
+            503: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    Events_cancellation: {
+        parameters: {
+            query: {
+                /** @description The `attempts` of the delivery being watched (its fence, as on renew). */
+                attempts: number;
+                /** @description Seconds to wait for a cancel while the delivery is held (0 answers at once). */
+                waitSeconds?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    /** @description A watch is a live read: no cache may store or serve its answer. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Cancellation"];
+                };
+            };
+            /** @description 400: the request is malformed or fails validation. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 401: missing, malformed, unknown or revoked token (`auth_required`, `token_malformed`, `token_unknown`, `token_revoked`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 404: no such resource for this agent (`event_not_found`, `route_not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description 409: the delivery named by the request (renew, release, cancellation watch) no longer holds the lease
+             *     (`lease_lost`). When it was cancelled (feature `cancel`), a renew or release answers
+             *     `details: {cancelled: true, reason}`.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 429: rate limited (`rate_limited`); wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 500: a fault in the kernel (`internal_error`), never caused by request content. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description 503: the kernel cannot serve now: its store is unreachable (`store_unavailable`) or it is stopping
+             *     (`unavailable`). Retry with backoff, waiting at least `Retry-After` seconds when it is set.
+             */
+            503: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     Events_release: {
         parameters: {
             query?: never;
@@ -1438,7 +1779,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description 409: the delivery named by the request (renew, release) no longer holds the lease (`lease_lost`). */
+            /**
+             * @description 409: the delivery named by the request (renew, release, cancellation watch) no longer holds the lease
+             *     (`lease_lost`). When it was cancelled (feature `cancel`), a renew or release answers
+             *     `details: {cancelled: true, reason}`.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1550,7 +1895,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description 409: the delivery named by the request (renew, release) no longer holds the lease (`lease_lost`). */
+            /**
+             * @description 409: the delivery named by the request (renew, release, cancellation watch) no longer holds the lease
+             *     (`lease_lost`). When it was cancelled (feature `cancel`), a renew or release answers
+             *     `details: {cancelled: true, reason}`.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2233,5 +2582,6 @@ export interface operations {
 /** Query parameters that have a `default` in the document, by path and method (see spec/scripts/generate.mjs). */
 export interface queryDefaults {
     "/api/agents/runtime/events": { get: "limit" | "waitSeconds" };
+    "/api/agents/runtime/events/{id}/cancellation": { get: "waitSeconds" };
     "/api/agents/runtime/pods/{podId}/messages": { get: "limit" };
 }

@@ -205,6 +205,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/pods/{podId}/events/{eventId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an event
+         * @description Cancel an event of the pod (members; kernel admins in any pod), as an agent cancels its own with CAP
+         *     feature `cancel`: a pending event or a held delivery becomes terminal `cancelled` at once; a settled
+         *     event is left as it is and answered with its state (`changed: false`). `404` `event_not_found` when the
+         *     event is not in this pod.
+         */
+        post: operations["Pods_cancelEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/pods/{podId}/join-codes": {
         parameters: {
             query?: never;
@@ -352,7 +375,12 @@ export interface paths {
         delete: operations["Registry_uninstall"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update an installation
+         * @description Change the active installation's settings (feature `cancel`: `doubleTexting`): the identity's owner, if
+         *     still an admin of the pod, or a kernel admin — whoever may install it.
+         */
+        patch: operations["Registry_updateInstallation"];
         trace?: never;
     };
     "/api/registry/pods/{podId}/agents/{agentName}/runtime-tokens": {
@@ -519,6 +547,41 @@ export interface components {
             kind: "human" | "agent";
             name: string;
         };
+        /**
+         * @description Cancel an event of the pod (members and kernel admins). Unknown fields are 400.
+         * @example {
+         *       "reason": "wrong repository"
+         *     }
+         */
+        CancelEventRequest: {
+            /** @description Why; kept with the event and shown to operators. Default `requested`. */
+            reason?: string;
+        };
+        /**
+         * @description The cancel was taken. `status` is the event's state after the call: `cancelled`, or `acked` / `failed`
+         *     when it had settled before; `changed` is true exactly when this request cancelled it.
+         * @example {
+         *       "ok": true,
+         *       "status": "cancelled",
+         *       "changed": true
+         *     }
+         */
+        CancelledEvent: {
+            changed: boolean;
+            /** @enum {boolean} */
+            ok: true;
+            /** @enum {string} */
+            status: "cancelled" | "acked" | "failed";
+        };
+        /**
+         * @description Who cancelled an event: a human member of its pod, the agent itself, an operator (a kernel admin), or
+         *     the kernel (double texting, with id `double-texting`).
+         */
+        Canceller: {
+            id: string;
+            /** @enum {string} */
+            kind: "human" | "agent" | "operator" | "kernel";
+        };
         /** @description A new join code: `code` (`cm_join_` + 32 hex) is shown once; the kernel keeps only its SHA-256. */
         CreatedJoinCode: {
             agentName: string | null;
@@ -606,6 +669,14 @@ export interface components {
             revokedUserTokens: number;
         };
         /**
+         * @description What a human's new message in a pod does to the deliveries the agent holds of events from that pod
+         *     (CAP feature `cancel`): `enqueue` leaves them running (the new event waits its turn); `interrupt` cancels
+         *     them with reason `superseded`, and the new event lists them in `supersedes`. Agents' messages never
+         *     interrupt.
+         * @enum {string}
+         */
+        DoubleTexting: "enqueue" | "interrupt";
+        /**
          * @description Inject any event for an installed agent (pod admins): e.g. `task.assigned` for a driver under development.
          * @example {
          *       "agentName": "echo",
@@ -665,6 +736,8 @@ export interface components {
             agentName: string;
             authorizedBy: string;
             createdAt: components["schemas"]["Timestamp"];
+            /** @description The double-texting policy (feature `cancel`). */
+            doubleTexting: components["schemas"]["DoubleTexting"];
             id: string;
             installedBy: components["schemas"]["Actor"];
             instanceId: string;
@@ -685,6 +758,11 @@ export interface components {
          */
         InstallRequest: {
             agentName: string;
+            /**
+             * @description The double-texting policy (feature `cancel`); default `enqueue`.
+             * @default enqueue
+             */
+            doubleTexting?: components["schemas"]["DoubleTexting"];
             /** @description Default `default`. */
             instanceId?: string;
             /**
@@ -816,6 +894,15 @@ export interface components {
              *     released.
              */
             availableAt: components["schemas"]["Timestamp"] | null;
+            /** @description When the event was cancelled; null unless `state` is `cancelled`. */
+            cancelledAt: components["schemas"]["Timestamp"] | null;
+            /** @description Who cancelled it; null unless `state` is `cancelled`. */
+            cancelledBy: components["schemas"]["Canceller"] | null;
+            /**
+             * @description Why the event was cancelled (CAP feature `cancel`): the canceller's reason, `requested` when it gave
+             *     none, `superseded` for double texting. Null unless `state` is `cancelled`.
+             */
+            cancelReason: string | null;
             createdAt: components["schemas"]["Timestamp"];
             failedAt: components["schemas"]["Timestamp"] | null;
             /** @description `max_attempts`, `released` (a driver released its last attempt) or `uninstalled`. */
@@ -828,7 +915,7 @@ export interface components {
             /** @description The `reason` a driver gave with the most recent release of the event; null when it gave none. */
             releaseReason: string | null;
             /** @enum {string} */
-            state: "pending" | "leased" | "acked" | "failed";
+            state: "pending" | "leased" | "acked" | "failed" | "cancelled";
             type: string;
         };
         /** @description The installation and its runtime token, shown once. */
@@ -889,6 +976,15 @@ export interface components {
             retiredEvents: number;
             /** Format: int32 */
             revokedTokens: number;
+        };
+        /**
+         * @description Change an installation's settings (the identity's owner or a kernel admin).
+         * @example {
+         *       "doubleTexting": "interrupt"
+         *     }
+         */
+        UpdateInstallationRequest: {
+            doubleTexting?: components["schemas"]["DoubleTexting"];
         };
         /** @description A human. Deleted users are kept (with `deletedAt`) for the audit trail. */
         User: {
@@ -1860,6 +1956,106 @@ export interface operations {
             };
         };
     };
+    Pods_cancelEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                eventId: string;
+                podId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CancelEventRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelledEvent"];
+                };
+            };
+            /** @description 400: `validation_failed`, `malformed_json`, `message_not_in_pod`, `invalid_decision_option`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 401: `auth_required`, `token_malformed`, `token_unknown`, `token_revoked`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 403: `forbidden` — the caller lacks the role this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 404: the named thing does not exist or is not visible to the caller (`*_not_found`, `join_code_invalid`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 413: `body_too_large`, `content_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 415: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 500: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 503: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     Pods_listJoinCodes: {
         parameters: {
             query?: never;
@@ -2625,6 +2821,108 @@ export interface operations {
             };
             /** @description 404: the named thing does not exist or is not visible to the caller (`*_not_found`, `join_code_invalid`). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 500: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 503: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    Registry_updateInstallation: {
+        parameters: {
+            query?: {
+                instanceId?: string;
+            };
+            header?: never;
+            path: {
+                agentName: string;
+                podId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateInstallationRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Installation"];
+                };
+            };
+            /** @description 400: `validation_failed`, `malformed_json`, `message_not_in_pod`, `invalid_decision_option`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 401: `auth_required`, `token_malformed`, `token_unknown`, `token_revoked`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 403: `forbidden` — the caller lacks the role this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 404: the named thing does not exist or is not visible to the caller (`*_not_found`, `join_code_invalid`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 413: `body_too_large`, `content_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 415: `unsupported_media_type`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -9,8 +9,11 @@ import { checks } from "../request-checks.js";
 import type { CapRoute } from "../route-types.js";
 import type { RouteDeps } from "../types.js";
 
-/** What `/info` advertises: every optional feature of CAP v1 (spec enum Feature) but `info`, the route itself. */
-const ADVERTISED_FEATURES = FEATURES.filter((f) => f !== "info");
+/**
+ * What `/info` advertises: every optional feature of CAP v1 (spec enum Feature) but `info`, the route itself,
+ * and `cancel`, which this kernel does not implement yet.
+ */
+const ADVERTISED_FEATURES = FEATURES.filter((f) => f !== "info" && f !== "cancel");
 
 export async function capExtraRoutes(app: FastifyInstance, { kernel, validators, profile }: RouteDeps) {
   const c = kernel.config;
