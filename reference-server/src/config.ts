@@ -48,6 +48,8 @@ export interface KernelLimits {
   messageBytesPerMinute: number;
   /** Long-polls one runtime token may have waiting at once. */
   maxLongPollsPerToken: number;
+  /** Cancellation watches one runtime token may have waiting at once (a budget apart from the polls'). */
+  maxCancelWatchesPerToken: number;
   /** Open connections one client address may hold. */
   maxConnectionsPerClient: number;
   /** Failed authentications (any bad or unknown token) one client address may make per minute. */
@@ -82,6 +84,7 @@ export const DEFAULT_CONFIG: KernelConfig = {
     messagesPerMinute: 120,
     messageBytesPerMinute: 4 * 1024 * 1024,
     maxLongPollsPerToken: 8,
+    maxCancelWatchesPerToken: 64,
     maxConnectionsPerClient: 256,
     authFailuresPerMinute: 1200,
     joinRedemptionsPerMinute: 20,

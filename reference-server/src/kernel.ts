@@ -7,10 +7,12 @@
  */
 import { type Clock, systemClock } from "./clock.js";
 import { type KernelConfigInput, resolveConfig } from "./config.js";
+import { CancelWatchHub } from "./services/cancel-watch-hub.js";
+import { createCancellationsService } from "./services/cancellations.js";
 import { createDecisionsService } from "./services/decisions.js";
 import type { ServiceDeps } from "./services/deps.js";
 import { createEventsService } from "./services/events.js";
-import type { EventsObserver } from "./services/events-observer.js";
+import { type EventsObserver, noopObserver } from "./services/events-observer.js";
 import { startIdempotencyPrune } from "./services/idempotency-prune.js";
 import { createJoinsService } from "./services/joins.js";
 import { createMemoryService } from "./services/memory.js";
@@ -54,18 +56,23 @@ export function createKernel(options: KernelOptions) {
     backstopMs: deps.config.longPollBackstopMs,
     slackMs: deps.config.longPollSlackMs,
   });
+  // One process-wide hub for the cancellation watches, woken by the store's change feed.
+  const cancelHub = new CancelWatchHub(deps.store, { backstopMs: deps.config.longPollBackstopMs });
+  const observer = options.observer ?? noopObserver;
   const tokens = createTokensService(deps, { cache: options.accelerate ?? true });
-  const messages = createMessagesService(deps);
+  const messages = createMessagesService(deps, observer);
   const registry = createRegistryService(deps, tokens);
   const idempotencyPrune = startIdempotencyPrune(deps);
   return {
     config: deps.config,
     clock: deps.clock,
     hub,
+    cancelHub,
     tokens,
     messages,
     registry,
-    events: createEventsService(deps, hub, options.observer),
+    events: createEventsService(deps, hub, observer),
+    cancellations: createCancellationsService(deps, cancelHub, observer),
     memory: createMemoryService(deps),
     decisions: createDecisionsService(deps, messages),
     users: createUsersService(deps, tokens),
@@ -80,6 +87,7 @@ export function createKernel(options: KernelOptions) {
     },
     /** Writes what is still buffered and closes the store (after the HTTP app, if any, has closed). */
     close: async () => {
+      cancelHub.close();
       await idempotencyPrune.stop();
       await tokens.touches.close();
       await store.close();

@@ -16,6 +16,8 @@ const HELP: Record<keyof KernelLimits, string> = {
   messageBytesPerMinute:
     "bytes of content and metadata one runtime token may post per minute, per replica (429 rate_limited)",
   maxLongPollsPerToken: "long-polls one runtime token may have waiting at once (429 too_many_long_polls)",
+  maxCancelWatchesPerToken:
+    "cancellation watches one runtime token may have waiting at once (429 too_many_long_polls)",
   maxConnectionsPerClient: "open connections per client address (429 too_many_connections, then closed)",
   authFailuresPerMinute:
     "401 answers per client address per minute before its requests are refused (429 rate_limited)",

@@ -115,7 +115,11 @@ export async function buildApp(options: BuildAppOptions): Promise<KernelApp> {
     onUnmatched: (req, reply) =>
       metrics.observeRequest(req.method, "unmatched", reply.statusCode, reply.elapsedTime / 1000),
   });
-  metrics.bindLive(kernel.health.queueStats, () => kernel.hub.waiterCount());
+  metrics.bindLive(
+    kernel.health.queueStats,
+    () => kernel.hub.waiterCount(),
+    () => kernel.cancelHub.watchCount(),
+  );
 
   // Each route gets the metrics hook for its own template, made once here: one global onResponse hook
   // would read req.routeOptions.url, a getter that builds a new options object on every call.
@@ -129,6 +133,7 @@ export async function buildApp(options: BuildAppOptions): Promise<KernelApp> {
     () => {
       closing = true;
       kernel.hub.close();
+      kernel.cancelHub.close();
     },
     () => closing,
   );

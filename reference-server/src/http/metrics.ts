@@ -1,7 +1,8 @@
 /**
  * Prometheus metrics on a registry of this app's own: HTTP requests by method, route template and status,
  * with a latency histogram; queue depth by stored state and dead letters (read from the store at scrape
- * time); lease expiries and events moved to failed (counted by the events service); waiting long-polls.
+ * time); lease expiries, events moved to failed and events cancelled (counted by the services); waiting
+ * long-polls and cancellation watches.
  * Must never write: a scrape only reads (an exhausted event counts as leased until a claim, the queue view
  * or the dead-letter list moves it to failed).
  */
@@ -29,9 +30,16 @@ export function createMetrics() {
     help: "Events moved to failed after maxAttempts deliveries",
     registers: [registry],
   });
+  const cancelled = new Counter({
+    name: "cap_events_cancelled_total",
+    help: "Events cancelled (feature cancel), by reason: superseded (double texting) or requested (any other)",
+    labelNames: ["reason"],
+    registers: [registry],
+  });
   const observer: EventsObserver = {
     leaseExpired: (n) => leaseExpiries.inc(n),
     deadLettered: (n) => deadLettered.inc(n),
+    cancelled: (reason, n) => cancelled.inc({ reason }, n),
   };
 
   return {
@@ -53,7 +61,7 @@ export function createMetrics() {
       return (rest === "" || rest.endsWith("\n") ? rest : `${rest}\n`) + requests.text();
     },
     /** Gauges that read live state; call once the store and the wake hub exist. */
-    bindLive(queueStats: Kernel["health"]["queueStats"], waiters: () => number) {
+    bindLive(queueStats: Kernel["health"]["queueStats"], waiters: () => number, watches: () => number) {
       new Gauge({
         name: "cap_queue_events",
         help: "Events by stored state (leased includes leases that have ended but were not yet re-claimed)",
@@ -78,6 +86,14 @@ export function createMetrics() {
         registers: [registry],
         collect() {
           this.set(waiters());
+        },
+      });
+      new Gauge({
+        name: "cap_cancel_watches_waiting",
+        help: "Cancellation watches (feature cancel) currently held open",
+        registers: [registry],
+        collect() {
+          this.set(watches());
         },
       });
     },

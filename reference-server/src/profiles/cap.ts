@@ -11,4 +11,5 @@ export const capProfile: WireProfile = {
   eventsBody: (events) => eventsAnswer(events),
   ackAnswer: () => ({ ok: true }),
   postAnswer: (m) => ({ status: 201, body: { id: m.id, createdAt: m.createdAt } }),
+  unadvertised: [],
 };

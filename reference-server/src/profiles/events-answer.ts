@@ -1,12 +1,13 @@
 /**
  * The body of a poll answer, `{"events":[…]}`, written as JSON text. Each event is the CAP Event: `id`,
  * `_id` (the same value: a non-normative alias that deployed production drivers read), `type`, `podId`,
- * `payload`, `attempts`, `createdAt` and, while leased, `leaseExpiresAt`. The payload is written as the
+ * `payload`, `attempts`, `createdAt`, while leased `leaseExpiresAt`, and `supersedes` when the event's
+ * message cancelled deliveries (double texting, feature `cancel`). The payload is written as the
  * JSON text the store holds (DeliveredEvent), never parsed and stringified again on the way: that round
  * trip, and the garbage it left, were a real share of a batch-ack drain's CPU.
  *
  * Must never: write anything but valid JSON, or an event `JSON.parse` would read differently from the
- * object `{id, _id, type, podId, payload, attempts, createdAt, leaseExpiresAt?}` (the test holds the two
+ * object `{id, _id, type, podId, payload, attempts, createdAt, leaseExpiresAt?, supersedes?}` (the test holds the two
  * against each other).
  */
 import { iso } from "../clock.js";
@@ -25,7 +26,8 @@ export function eventsAnswer(
       `${i === 0 ? "" : ","}{"id":${id},"_id":${id},"type":${JSON.stringify(typeOf(e))},` +
       `"podId":${JSON.stringify(e.podId)},"payload":${e.payloadJson},` +
       `"attempts":${JSON.stringify(e.attempts)},"createdAt":"${iso(e.createdAt)}"` +
-      `${e.leaseExpiresAt !== null ? `,"leaseExpiresAt":"${iso(e.leaseExpiresAt)}"` : ""}}`;
+      `${e.leaseExpiresAt !== null ? `,"leaseExpiresAt":"${iso(e.leaseExpiresAt)}"` : ""}` +
+      `${e.supersedes && e.supersedes.length > 0 ? `,"supersedes":${JSON.stringify(e.supersedes)}` : ""}}`;
   }
   return `${out}]}`;
 }

@@ -37,6 +37,9 @@ function agentAuthorization(headers: IncomingHttpHeaders): string | undefined {
 
 export const productionProfile: WireProfile = {
   name: "production",
+  // The production kernel has no cancellation (issue 34 added it to CAP): a driver tried against this
+  // profile must not come to rely on it, so /info does not offer it (nor doubleTexting).
+  unadvertised: ["cancel"],
   agentAuthorization,
   // `_id` beside `id` is in both profiles (field notes: "keep `_id` beside `id`").
   eventsBody: (events) =>

@@ -8,6 +8,7 @@ import { fail } from "../errors/registry.js";
 import type { DeliveredEvent } from "../store/contract.js";
 import type { AgentCaller, ServiceDeps } from "./deps.js";
 import { type EventsObserver, noopObserver } from "./events-observer.js";
+import { leaseLost } from "./lease-lost.js";
 import { createLongPollSlots } from "./long-poll-slots.js";
 import { queueVerbs } from "./queue-verbs.js";
 import type { Cancellation, WakeHub } from "./wake-hub.js";
@@ -118,7 +119,7 @@ export function createEventsService(
         now: clock.now(),
       });
       if (r.status === "not_found") fail("event_not_found");
-      if (r.status === "lease_lost") fail("lease_lost");
+      if (r.status === "lease_lost") leaseLost(r);
       return r.leaseExpiresAt;
     },
 

@@ -14,7 +14,11 @@ export interface LongPollSlots {
   take(tokenId: string, waitMs: number): () => void;
 }
 
-export function createLongPollSlots(maxPerToken: number): LongPollSlots {
+/**
+ * `limit`: the name of the limit the slots apply, given back in the 429's details — the long-polls' own
+ * (`maxLongPollsPerToken`), or a separate budget's of the same kind (`maxCancelWatchesPerToken`).
+ */
+export function createLongPollSlots(maxPerToken: number, limit = "maxLongPollsPerToken"): LongPollSlots {
   // Per token, the deadlines (performance.now() ms) of its waiting polls: at most maxPerToken entries.
   const byToken = new Map<string, number[]>();
 
@@ -28,7 +32,7 @@ export function createLongPollSlots(maxPerToken: number): LongPollSlots {
         throw new KernelError(
           "too_many_long_polls",
           undefined,
-          { maxLongPollsPerToken: maxPerToken },
+          { [limit]: maxPerToken },
           { "Retry-After": String(retryAfter) },
         );
       }

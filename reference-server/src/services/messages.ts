@@ -1,6 +1,7 @@
 /**
  * Messages: agents and humans post into pods (message insert, fan-out events and the Idempotency-Key
- * record in ONE transaction), and read a pod's recent messages. Check order follows CAP's precedence:
+ * record in ONE transaction; a human's post also cancels the deliveries it supersedes under the
+ * `interrupt` double-texting policy), and read a pod's recent messages. Check order follows CAP's precedence:
  * pod access (403), size (413), reply target (400), idempotency (422). Who may read or post in a pod is
  * decided here: an agent installed in it, a human member (or a kernel admin). An agent's posts count
  * against its token's quota (post-quota.ts), taken only for a post about to be stored (never a replay).
@@ -11,10 +12,18 @@ import type { components as Cap } from "@commonly/cap-spec/types/cap";
 import { iso } from "../clock.js";
 import { fail } from "../errors/registry.js";
 import { newId, sha256Hex } from "../secrets.js";
-import type { MessageAuthor, MessageRecord, StoreOps } from "../store/contract.js";
+import type {
+  InstallationRecord,
+  MessageAuthor,
+  MessageRecord,
+  NewEvent,
+  StoreOps,
+} from "../store/contract.js";
 import { requirePodMember } from "./access.js";
+import { SUPERSEDED } from "./cancellations.js";
 import { canonicalJson } from "./canonical-json.js";
 import type { AgentCaller, ServiceDeps, UserCaller } from "./deps.js";
+import { type EventsObserver, noopObserver } from "./events-observer.js";
 import { fanOut } from "./fan-out.js";
 import { createPostQuota, postBytes } from "./post-quota.js";
 
@@ -29,7 +38,7 @@ export interface PostResult {
 
 const utf8Bytes = (s: string) => Buffer.byteLength(s, "utf8");
 
-export function createMessagesService(deps: ServiceDeps) {
+export function createMessagesService(deps: ServiceDeps, observer: EventsObserver = noopObserver) {
   const { store, config, clock } = deps;
   const quota = createPostQuota(config.limits, clock);
 
@@ -70,6 +79,38 @@ export function createMessagesService(deps: ServiceDeps) {
       fail("content_too_large", undefined, { maxMessageBytes: config.maxMessageBytes });
   }
 
+  /**
+   * Double texting (feature `cancel`): a human's message cancels, with reason `superseded`, the deliveries
+   * held of the pod's events by each agent it wakes whose installation says `interrupt`, in the posting
+   * transaction; each new event names the ones it cancelled (`supersedes`). Agents' messages never
+   * interrupt, and an agent the message does not wake keeps working.
+   */
+  async function interrupt(
+    tx: StoreOps,
+    message: MessageRecord,
+    installations: InstallationRecord[],
+    events: NewEvent[],
+  ) {
+    const interrupting = new Set(
+      installations.filter((i) => i.doubleTexting === "interrupt").map((i) => i.agentId),
+    );
+    const woken = events.filter((e) => interrupting.has(e.agentId));
+    if (woken.length === 0) return;
+    const cancelled = await tx.cancelHeldEvents({
+      agentIds: woken.map((e) => e.agentId),
+      podId: message.podId,
+      by: { kind: "kernel", id: "double-texting" },
+      reason: SUPERSEDED,
+      now: message.createdAt,
+    });
+    if (cancelled.length === 0) return;
+    observer.cancelled(SUPERSEDED, cancelled.length);
+    for (const e of woken) {
+      const ids = cancelled.filter((c) => c.agentId === e.agentId).map((c) => c.eventId);
+      if (ids.length > 0) e.supersedes = ids;
+    }
+  }
+
   /** Inserts the message and its fan-out events inside `tx`. */
   async function insert(
     tx: StoreOps,
@@ -95,9 +136,9 @@ export function createMessagesService(deps: ServiceDeps) {
     };
     await tx.insertMessage(message);
     const installations = await tx.listInstallations({ podId, activeOnly: true });
-    await tx.enqueueEvents(
-      fanOut({ message, installations, replyToAgentId, newEventId: () => newId("evt") }),
-    );
+    const events = fanOut({ message, installations, replyToAgentId, newEventId: () => newId("evt") });
+    if (author.kind === "human") await interrupt(tx, message, installations, events);
+    await tx.enqueueEvents(events);
     return message;
   }
 

@@ -40,6 +40,12 @@ export function wireQueuedEvent(
     failReason: e.failReason,
     availableAt: e.availableAt === null ? null : iso(e.availableAt),
     releaseReason: e.releaseReason,
+    cancelReason: e.cancelReason,
+    cancelledAt: e.cancelledAt === null ? null : iso(e.cancelledAt),
+    cancelledBy:
+      e.cancelledByKind === null || e.cancelledById === null
+        ? null
+        : { kind: e.cancelledByKind, id: e.cancelledById },
   };
 }
 

@@ -8,6 +8,7 @@ import type { components as Cap } from "@commonly/cap-spec/types/cap";
 import { fail } from "../errors/registry.js";
 import type { AgentCaller, ServiceDeps } from "./deps.js";
 import type { EventsObserver } from "./events-observer.js";
+import { leaseLost } from "./lease-lost.js";
 
 /**
  * The spec's ReleaseRequest, with `delaySeconds` optional as it is on the wire: its default (0) is not
@@ -37,7 +38,7 @@ export function queueVerbs({ store, config, clock }: ServiceDeps, observer: Even
         now,
       });
       if (r.status === "not_found") fail("event_not_found");
-      if (r.status === "lease_lost") fail("lease_lost");
+      if (r.status === "lease_lost") leaseLost(r);
       if (r.status === "failed") {
         observer.deadLettered(1);
         return { status: "failed" };

@@ -15,6 +15,7 @@ import { newId } from "../secrets.js";
 import {
   type Actor,
   type AgentIdentityRecord,
+  type DoubleTexting,
   type InstallationRecord,
   type RuntimeTokenRecord,
   StoreConflictError,
@@ -32,6 +33,8 @@ export interface InstallInput {
   instanceId?: string;
   scopes?: string[];
   messagePosted?: boolean;
+  /** The double-texting policy (feature `cancel`); default `enqueue`. */
+  doubleTexting?: DoubleTexting;
 }
 
 export function wireInstallation(i: InstallationRecord) {
@@ -42,6 +45,7 @@ export function wireInstallation(i: InstallationRecord) {
     podId: i.podId,
     scopes: i.scopes,
     messagePosted: i.messagePosted,
+    doubleTexting: i.doubleTexting,
     installedBy: i.installedBy,
     authorizedBy: i.authorizedBy,
     status: i.status,
@@ -117,6 +121,7 @@ export function createRegistryService({ store, clock }: ServiceDeps, tokens: Tok
       podId: input.podId,
       scopes: input.scopes ?? [],
       messagePosted: input.messagePosted ?? true,
+      doubleTexting: input.doubleTexting ?? "enqueue",
       installedBy: installedBy === "self" ? { kind: "agent", id: identity.id } : installedBy,
       authorizedBy: binder.humanId,
       status: "active",
@@ -198,6 +203,28 @@ export function createRegistryService({ store, clock }: ServiceDeps, tokens: Tok
         tokens.issueRuntimeToken(tx, inst, user.userId, opts.label ?? null),
       );
       return { ...issued, installation: inst };
+    },
+
+    /**
+     * Changes the active installation's double-texting policy: whoever may install the identity there (an
+     * admin of the pod who owns it, or a kernel admin).
+     */
+    async updateInstallation(
+      user: UserCaller,
+      podId: string,
+      agentName: string,
+      change: { doubleTexting?: DoubleTexting },
+      instanceId?: string,
+    ) {
+      await requirePodAdmin(store, user, podId);
+      const inst = await activeInstallation(podId, agentName, instanceId);
+      const identity = await store.getAgentIdentity(inst.agentId);
+      if (!identity) fail("installation_not_found");
+      requireIdentityOwner(identity, user);
+      if (change.doubleTexting === undefined) return inst;
+      const updated = await store.updateInstallation({ id: inst.id, doubleTexting: change.doubleTexting });
+      if (!updated) fail("installation_not_found");
+      return updated;
     },
 
     async listTokens(user: UserCaller, podId: string, agentName: string, instanceId?: string) {

@@ -13,6 +13,7 @@ export interface ChangeFeedPromises {
   authTrusted(): boolean;
   readonly authMaxAgeMs: number;
   readyComplete(): boolean;
+  cancelComplete(): boolean;
 }
 
 export class ChangeFeed implements StoreChanges {
@@ -38,8 +39,16 @@ export class ChangeFeed implements StoreChanges {
     return this.promises.readyComplete();
   }
 
+  cancelComplete(): boolean {
+    return this.promises.cancelComplete();
+  }
+
   ready(agentId: string): void {
     if (this.listeners.size > 0) this.emit({ kind: "ready", agentId });
+  }
+
+  cancel(agentId: string, eventId: string): void {
+    if (this.listeners.size > 0) this.emit({ kind: "cancel", agentId, eventId });
   }
 
   auth(): void {

@@ -38,11 +38,13 @@ export type StoreKind = "sqlite" | "postgres";
  * - `ready`: this agent may have events to claim now;
  * - `auth`: some runtime token's authentication may have changed (a revocation, an uninstall, a user
  *   deleted); delivered synchronously once the write has committed, before the writing call resolves;
+ * - `cancel`: this event of this agent was cancelled (feature `cancel`): its cancellation watches answer;
  * - `gap`: announcements may have been lost (a connection to the other replicas was down): re-check
  *   every wait, drop every cache.
  */
 export type StoreChange =
   | { readonly kind: "ready"; readonly agentId: string }
+  | { readonly kind: "cancel"; readonly agentId: string; readonly eventId: string }
   | { readonly kind: "auth" }
   | { readonly kind: "gap" };
 
@@ -56,6 +58,8 @@ export interface StoreChanges {
   readonly authMaxAgeMs: number;
   /** True while every event that became ready was announced: a sweep of the waiting polls finds nothing. */
   readyComplete(): boolean;
+  /** True while every cancel was announced: a sweep of the cancellation watches would find nothing. */
+  cancelComplete(): boolean;
 }
 
 export interface Store extends StoreOps {

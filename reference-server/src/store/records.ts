@@ -71,6 +71,9 @@ export interface AgentIdentityRecord {
 
 export type InstallationStatus = "active" | "uninstalled";
 
+/** An installation's double-texting policy (InstallationRecord.doubleTexting). */
+export type DoubleTexting = "enqueue" | "interrupt";
+
 export interface InstallationRecord {
   id: string;
   agentId: string;
@@ -81,6 +84,11 @@ export interface InstallationRecord {
   scopes: string[];
   /** false = this installation opted out of `message.posted` fan-out (mentions still arrive). */
   messagePosted: boolean;
+  /**
+   * What a human's new message in the pod does to the deliveries this identity holds of the pod's events:
+   * `enqueue` leaves them (the new event waits its turn), `interrupt` cancels them (feature `cancel`).
+   */
+  doubleTexting: DoubleTexting;
   /** Whose row this is: the installing human, or the agent itself on an agent-initiated (join code) install. */
   installedBy: Actor;
   /** Always a human user id: the installing human, or the human accountable for an agent-initiated install. */
@@ -115,8 +123,17 @@ export interface RuntimeTokenAuth {
   issuer: UserRecord | null;
 }
 
-/** Stored states. "Ready" is derived: pending, or leased with an expired lease and attempts < maxAttempts. */
-export type EventState = "pending" | "leased" | "acked" | "failed";
+/**
+ * Stored states. "Ready" is derived: pending, or leased with an expired lease and attempts < maxAttempts.
+ * `cancelled` is terminal like `acked` and `failed`, and never a failure (feature `cancel`).
+ */
+export type EventState = "pending" | "leased" | "acked" | "failed" | "cancelled";
+
+/** Who cancelled an event: a human member, the agent itself, an operator, or the kernel (double texting). */
+export interface Canceller {
+  kind: "human" | "agent" | "operator" | "kernel";
+  id: string;
+}
 
 export interface NewEvent {
   id: string;
@@ -125,6 +142,8 @@ export interface NewEvent {
   type: string;
   payload: unknown;
   createdAt: number;
+  /** Double texting: the events whose deliveries this event's message cancelled (absent or non-empty). */
+  supersedes?: string[] | null;
 }
 
 export interface EventRecord extends NewEvent {
@@ -157,6 +176,15 @@ export interface EventRecord extends NewEvent {
   releaseReason: string | null;
   /** The end of the most recent release delay (null if never released). */
   availableAt: number | null;
+  /** Why it was cancelled (`requested` when the canceller gave none, `superseded`); null unless cancelled. */
+  cancelReason: string | null;
+  cancelledAt: number | null;
+  /** The canceller's kind and id (Canceller); null unless cancelled. */
+  cancelledByKind: Canceller["kind"] | null;
+  cancelledById: string | null;
+  /** The delivery (its `attempts`) that was held when the event was cancelled; null when none was. */
+  cancelledAttempts: number | null;
+  supersedes: string[] | null;
 }
 
 /**

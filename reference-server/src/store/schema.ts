@@ -124,6 +124,7 @@ export const INSTALLATIONS = table<InstallationRecord>()("installations", {
   pod_id: "text",
   scopes: "json",
   message_posted: "bool",
+  double_texting: "text",
   installed_by_kind: ["text", "installedBy.kind"],
   installed_by_id: ["text", "installedBy.id"],
   authorized_by: "text",
@@ -165,6 +166,12 @@ export const EVENTS = table<EventRecord>()("events", {
   release_attempts: ["int?", "releasedAttempts"],
   release_reason: "text?",
   available_at: "time?",
+  cancel_reason: "text?",
+  cancelled_at: "time?",
+  cancelled_by_kind: "text?",
+  cancelled_by_id: "text?",
+  cancelled_attempts: "int?",
+  supersedes: "json?",
 });
 
 /** The columns of EVENTS kept in `event_payloads`, keyed by the event's `seq`, instead of `events`. */

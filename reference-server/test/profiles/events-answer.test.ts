@@ -28,6 +28,12 @@ function delivered(over: Partial<DeliveredEvent> = {}): DeliveredEvent {
     failReason: null,
     releasedAttempts: null,
     releaseReason: null,
+    cancelReason: null,
+    cancelledAt: null,
+    cancelledByKind: null,
+    cancelledById: null,
+    cancelledAttempts: null,
+    supersedes: null,
     availableAt: null,
     ...over,
   };

@@ -12,6 +12,7 @@ const inst = (agentName: string, over: Partial<InstallationRecord> = {}): Instal
   podId: "pod_a",
   scopes: [],
   messagePosted: true,
+  doubleTexting: "enqueue",
   installedBy: { kind: "human", id: "usr" },
   authorizedBy: "usr",
   status: "active",

@@ -69,6 +69,7 @@ export async function anInstallation(
     podId,
     scopes: [],
     messagePosted: true,
+    doubleTexting: "enqueue",
     installedBy: { kind: "human", id: humanId },
     authorizedBy: humanId,
     status: "active",

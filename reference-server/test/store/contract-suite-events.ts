@@ -227,7 +227,7 @@ export function runEventContract(store: () => Store): void {
         { taskId: "t1", title: "task 1", nested: { list: [1, "two", null] } },
         expect.anything(),
       ]);
-      expect(await s.queueStats()).toEqual({ pending: 1, leased: 1, acked: 0, failed: 1 });
+      expect(await s.queueStats()).toEqual({ pending: 1, leased: 1, acked: 0, failed: 1, cancelled: 0 });
     });
 
     it("never gives one event to two concurrent claims", async () => {

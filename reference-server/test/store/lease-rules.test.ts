@@ -30,6 +30,7 @@ const SIGNATURES: [string, RegExp][] = [
   ["the attempt counted at claim (LEASE)", /\battempts\s*\+\s*1\b/],
   ["a stored state compared or set (PENDING, LEASED, FAILED, UNACKED, ACK, FAIL)", /\bstate\s*(=|!=|<>)\s*'/],
   ["the retire reason (RETIRE)", /'max_attempts'/],
+  ["the cancelled delivery (CANCEL, CANCELLED_DELIVERY)", /\bcancelled_attempts\s*=/],
 ];
 
 function storeModules(dir = storeDir): string[] {

@@ -55,8 +55,23 @@ const registry = ["zeta", "alpha"].map((name) => ({
 /** Inserted without owner_id (the old schemas have none); 008/009-identity-owners make its first installer its owner. */
 const identity = { id: "agt_a", agentName: "zeta", instanceId: "default", ownerId: "usr_a", createdAt: T0 };
 /** Columns the old schemas do not have yet, left out of the rows inserted before migrating. */
+/** Columns later migrations added (cancel, double texting: SQLite 010, PostgreSQL 011). */
+const CANCEL_COLUMNS = [
+  "cancel_reason",
+  "cancelled_at",
+  "cancelled_by_kind",
+  "cancelled_by_id",
+  "cancelled_attempts",
+  "supersedes",
+];
 const added = (t: S.Table): string[] =>
-  t === S.EVENTS ? [...S.EVENT_PAYLOAD_COLUMNS] : t === S.AGENT_IDENTITIES ? ["owner_id"] : [];
+  t === S.EVENTS
+    ? [...S.EVENT_PAYLOAD_COLUMNS, ...CANCEL_COLUMNS]
+    : t === S.AGENT_IDENTITIES
+      ? ["owner_id"]
+      : t === S.INSTALLATIONS
+        ? ["double_texting"]
+        : [];
 const installation = {
   id: "ins_a",
   agentId: "agt_a",
@@ -65,6 +80,8 @@ const installation = {
   podId: "pod_a",
   scopes: ["messages:write"],
   messagePosted: false,
+  // Not in the old row: the migration's default.
+  doubleTexting: "enqueue" as const,
   installedBy: { kind: "human" as const, id: "usr_a" },
   authorizedBy: "usr_a",
   status: "active" as const,
@@ -98,6 +115,12 @@ const baseEvent = {
   releasedAttempts: null,
   releaseReason: null,
   availableAt: null,
+  cancelReason: null,
+  cancelledAt: null,
+  cancelledByKind: null,
+  cancelledById: null,
+  cancelledAttempts: null,
+  supersedes: null,
 };
 const events: EventRecord[] = [
   { ...baseEvent, id: "evt_1", payload: { n: 1, text: "first" }, state: "pending", attempts: 0 },
@@ -263,12 +286,13 @@ describe("sqlite store upgrade from schema 004", () => {
         .filter((f) => f.endsWith(".sql"))
         .sort()
         .map((f) => f.replace(/\.sql$/, ""));
-      expect(versions.slice(-5)).toEqual([
+      expect(versions.slice(-6)).toEqual([
         "005-aligned-names",
         "006-pending-index",
         "007-pod-index-on-payloads",
         "008-identity-owners",
         "009-poll-by-lease",
+        "010-cancel",
       ]);
       for (const v of versions.slice(0, versions.indexOf("005-aligned-names"))) {
         old.exec(readFileSync(new URL(`${v}.sql`, migrations), "utf8"));
@@ -322,11 +346,12 @@ describe.skipIf(!url)(`postgres store upgrade from schema 003${skipped}`, () => 
       "pod-index-on-payloads",
       "identity-owners",
       "poll-tagged-rows",
+      "cancel",
     ]);
     await migratePostgres(client, schema, 0, all.slice(0, 3));
     await client.query(`SET search_path TO ${quoteIdent(schema)}`);
     for (const [t, rows] of ROWS) {
-      const except = t === S.EVENTS ? [] : added(t);
+      const except = t === S.EVENTS ? CANCEL_COLUMNS : added(t);
       const kept = t.columns.filter((c) => !except.includes(c.name));
       const cols = kept.map((c) => c.name);
       const params = kept.map((c, i) => `$${i + 1}${c.kind === "json" ? "::json" : ""}`);

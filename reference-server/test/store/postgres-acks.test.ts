@@ -55,6 +55,7 @@ describe.skipIf(!url)(`postgres acks${skipped}`, () => {
       origin: "unused|",
       floors: claimFloors(),
       wake: () => undefined,
+      cancelled: () => undefined,
       authChanged: async () => undefined,
       async query<R extends Row>(text: string, values?: unknown[], name?: string) {
         ran.push(name ?? text);

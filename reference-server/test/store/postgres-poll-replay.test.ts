@@ -63,7 +63,13 @@ describe.skipIf(!url)(`postgres claim under a pollId${skipped}`, () => {
       for (const e of answers[0]!.events) claimed.add(e.id);
     }
     expect(claimed.size).toBe(rounds * 3);
-    expect(await a.queueStats()).toEqual({ pending: 5, leased: rounds * 3, acked: 0, failed: 0 });
+    expect(await a.queueStats()).toEqual({
+      pending: 5,
+      leased: rounds * 3,
+      acked: 0,
+      failed: 0,
+      cancelled: 0,
+    });
   });
 
   it("claims with a generic plan PostgreSQL keeps, which reads the indexes, and finds the pollId's rows among the agent's leases", async () => {

@@ -97,7 +97,7 @@ describe.skipIf(!url)(`postgres store specifics${skipped}`, () => {
     await Promise.all(Array.from({ length: 16 }, (_, i) => claimer(i % 2 ? a : b)));
     expect(seen.size).toBe(total);
     expect([...seen.values()].every((n) => n === 1)).toBe(true);
-    expect(await a.queueStats()).toEqual({ pending: 0, leased: total, acked: 0, failed: 0 });
+    expect(await a.queueStats()).toEqual({ pending: 0, leased: total, acked: 0, failed: 0, cancelled: 0 });
   });
 
   it("claims pending events in index order without sorting them", async () => {

@@ -1,6 +1,6 @@
 /**
- * Admin routes for pods: create/list/get, members, human messages, decisions and their answers,
- * join codes. Humans post through the same messages service as agents, so fan-out is identical.
+ * Admin routes for pods: create/list/get, members, human messages, cancelling an event (feature
+ * `cancel`), decisions and their answers, join codes. Humans post through the same messages service as agents, so fan-out is identical.
  */
 
 import type { FastifyInstance } from "fastify";
@@ -44,6 +44,18 @@ export async function adminPodRoutes(app: FastifyInstance, { kernel, validators,
       const { podId, userId } = req.params;
       await kernel.pods.removeMember(userOf(req), podId, userId);
       return { ok: true };
+    },
+  );
+
+  app.post<AdminRoute<"/pods/{podId}/events/{eventId}/cancel", "post">>(
+    "/pods/:podId/events/:eventId/cancel",
+    { preValidation: checks({ body: validators.adminModel("CancelEventRequest"), optionalBody: true }) },
+    async (req) => {
+      const { podId, eventId } = req.params;
+      return {
+        ok: true,
+        ...(await kernel.cancellations.asHuman(userOf(req), podId, eventId, req.body.reason)),
+      };
     },
   );
 

@@ -1,6 +1,6 @@
 /**
- * Admin routes for the registry: publish, list, install, runtime tokens (issue once / list / revoke),
- * uninstall. A manifest over `limits.maxManifestBytes` is refused here, before its schema is checked: any
+ * Admin routes for the registry: publish, list, install, update an installation (its double-texting
+ * policy), runtime tokens (issue once / list / revoke), uninstall. A manifest over `limits.maxManifestBytes` is refused here, before its schema is checked: any
  * user may publish, and thirty 1 MB manifests made the listing 28.6 MiB and stalled `/healthz` for ~1 s.
  */
 
@@ -116,6 +116,23 @@ export async function adminRegistryRoutes(
       const { podId, agentName, tokenId } = req.params;
       await kernel.registry.revokeToken(userOf(req), podId, agentName, tokenId);
       return { ok: true };
+    },
+  );
+
+  app.patch<AdminRoute<"/registry/pods/{podId}/agents/{agentName}", "patch">>(
+    "/registry/pods/:podId/agents/:agentName",
+    {
+      preValidation: checks({
+        query: validators.query("admin", "patch", "/api/registry/pods/{podId}/agents/{agentName}"),
+        body: validators.adminModel("UpdateInstallationRequest"),
+      }),
+    },
+    async (req) => {
+      const { podId, agentName } = req.params;
+      const { instanceId } = req.query;
+      return wireInstallation(
+        await kernel.registry.updateInstallation(userOf(req), podId, agentName, req.body, instanceId),
+      );
     },
   );
 

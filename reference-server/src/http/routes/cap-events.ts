@@ -1,7 +1,8 @@
 /**
  * CAP event routes: GET /events (claim with lease, optional long-poll and pollId), POST /events/{id}/ack,
- * POST /events/{id}/renew, POST /events/{id}/release, POST /events/ack (batch). Thin: validate, call the
- * events service, shape the answer.
+ * POST /events/{id}/renew, POST /events/{id}/release, POST /events/ack (batch), and feature `cancel`:
+ * POST /events/{id}/cancel and GET /events/{id}/cancellation (the watch). Thin: validate, call the events
+ * or cancellations service, shape the answer.
  */
 
 import { CAP_BASE_PATH } from "@commonly/cap-spec/constants";
@@ -75,6 +76,46 @@ export async function capEventRoutes(app: FastifyInstance, { kernel, validators,
       return r.status === "pending"
         ? { ok: true, status: "pending", availableAt: iso(r.availableAt) }
         : { ok: true, status: "failed" };
+    },
+  );
+
+  app.post<CapRoute<"/events/{id}/cancel", "post">>(
+    "/events/:id/cancel",
+    { preValidation: checks({ body: validators.capModel("CancelRequest"), optionalBody: true }) },
+    async (req) => ({
+      ok: true,
+      ...(await kernel.cancellations.asAgent(agentOf(req), req.params.id, req.body.reason)),
+    }),
+  );
+
+  app.get<CapRoute<"/events/{id}/cancellation", "get">>(
+    "/events/:id/cancellation",
+    {
+      // A live read: no cache may store or serve any of its answers, errors included.
+      onSend: (_req, reply, payload, done) => {
+        reply.header("Cache-Control", "no-store");
+        done(null, payload);
+      },
+      preValidation: checks({
+        query: validators.query("cap", "get", `${CAP_BASE_PATH}/events/{id}/cancellation`),
+      }),
+    },
+    async (req, reply) => {
+      const { attempts, waitSeconds } = req.query;
+      // A watcher that hangs up stops waiting (its slot is given back).
+      const gone = new HangUp(reply.raw);
+      try {
+        const w = await kernel.cancellations.watch(agentOf(req), req.params.id, {
+          attempts,
+          waitSeconds,
+          signal: gone,
+        });
+        return w.cancelRequested
+          ? { cancelRequested: true, reason: w.reason, requestedAt: iso(w.requestedAt) }
+          : { cancelRequested: false, leaseExpiresAt: iso(w.leaseExpiresAt) };
+      } finally {
+        gone.dispose();
+      }
     },
   );
 

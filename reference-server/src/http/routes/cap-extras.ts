@@ -9,17 +9,20 @@ import { checks } from "../request-checks.js";
 import type { CapRoute } from "../route-types.js";
 import type { RouteDeps } from "../types.js";
 
-/**
- * What `/info` advertises: every optional feature of CAP v1 (spec enum Feature) but `info`, the route itself,
- * and `cancel`, which this kernel does not implement yet.
- */
-const ADVERTISED_FEATURES = FEATURES.filter((f) => f !== "info" && f !== "cancel");
+/** What `/info` advertises: every optional feature of CAP v1 (spec enum Feature) but `info`, the route itself. */
+const ADVERTISED_FEATURES = FEATURES.filter((f) => f !== "info");
+
+/** The double-texting policies an installation may take (feature `cancel`), as /info lists them. */
+const DOUBLE_TEXTING = ["enqueue", "interrupt"];
 
 export async function capExtraRoutes(app: FastifyInstance, { kernel, validators, profile }: RouteDeps) {
   const c = kernel.config;
-  // Polls never wait with maxWaitSeconds 0, so the kernel does not claim long-poll then (CAP-INFO-2).
-  const features =
-    c.maxWaitSeconds > 0 ? ADVERTISED_FEATURES : ADVERTISED_FEATURES.filter((f) => f !== "long-poll");
+  // Polls never wait with maxWaitSeconds 0, so the kernel does not claim long-poll then (CAP-INFO-2); a
+  // profile may leave features out (production: cancel).
+  const features = ADVERTISED_FEATURES.filter(
+    (f) => !(f === "long-poll" && c.maxWaitSeconds <= 0) && !profile.unadvertised.includes(f),
+  );
+  const cancel = features.includes("cancel");
   const info = {
     protocol: "cap",
     version: "1",
@@ -29,6 +32,7 @@ export async function capExtraRoutes(app: FastifyInstance, { kernel, validators,
     maxWaitSeconds: c.maxWaitSeconds,
     maxMessageBytes: c.maxMessageBytes,
     features,
+    ...(cancel ? { doubleTexting: DOUBLE_TEXTING } : {}),
     limits: {
       maxJsonDepth: c.limits.maxJsonDepth,
       maxMemoryBytes: c.limits.maxMemoryBytes,
@@ -37,6 +41,7 @@ export async function capExtraRoutes(app: FastifyInstance, { kernel, validators,
       messageBytesPerMinute: c.limits.messageBytesPerMinute,
       maxLongPollsPerToken: c.limits.maxLongPollsPerToken,
       maxConnectionsPerClient: c.limits.maxConnectionsPerClient,
+      ...(cancel ? { maxCancelWatchesPerToken: c.limits.maxCancelWatchesPerToken } : {}),
     },
     // Only a non-default profile names itself: under `cap` the answer is CAP v1's, unchanged.
     ...(profile.name !== "cap" ? { profile: profile.name } : {}),

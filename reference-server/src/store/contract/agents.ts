@@ -1,6 +1,7 @@
 /** Store operations for agents: registry entries, identities, installations, runtime tokens (semantics: ../README.md). */
 import type {
   AgentIdentityRecord,
+  DoubleTexting,
   InstallationRecord,
   RegistryAgentRecord,
   RuntimeTokenAuth,
@@ -26,6 +27,8 @@ export interface AgentsStore {
     agentId?: string;
     activeOnly?: boolean;
   }): Promise<InstallationRecord[]>;
+  /** Sets the double-texting policy of an active installation; the updated record, or null if none. */
+  updateInstallation(input: { id: string; doubleTexting: DoubleTexting }): Promise<InstallationRecord | null>;
   /** active → uninstalled; false when not found or not active. */
   markInstallationUninstalled(input: { id: string; now: number; by: string }): Promise<boolean>;
 

@@ -1,9 +1,10 @@
 /**
  * Store operations for the event queue: enqueue, claim with leases (a claim for a poll named by `pollId`
  * replays that poll's deliveries while they are held), ack and batch ack, renew, release, retire, requeue,
- * views (semantics: ../README.md).
+ * cancel (and the watch's read of a delivery, the double-texting cancel of held deliveries), views
+ * (semantics: ../README.md).
  */
-import type { DeliveredEvent, EventRecord, NewEvent, QueueStats } from "../records.js";
+import type { Canceller, DeliveredEvent, EventRecord, NewEvent, QueueStats } from "../records.js";
 
 export interface ClaimInput {
   agentId: string;
@@ -27,10 +28,13 @@ export interface ClaimResult {
   newlyFailed: number;
 }
 
-export type RenewResult =
-  | { status: "renewed"; leaseExpiresAt: number }
-  | { status: "not_found" }
-  | { status: "lease_lost" };
+/** A renew or release that lost its lease because the event was cancelled says so, with the reason. */
+export interface LeaseLost {
+  status: "lease_lost";
+  cancelled?: { reason: string };
+}
+
+export type RenewResult = { status: "renewed"; leaseExpiresAt: number } | { status: "not_found" } | LeaseLost;
 
 export type RequeueResult =
   | { status: "requeued"; event: EventRecord }
@@ -41,6 +45,37 @@ export type ReleaseResult =
   | { status: "released"; availableAt: number }
   | { status: "failed" }
   | { status: "not_found" }
+  | LeaseLost;
+
+export interface CancelInput {
+  eventId: string;
+  /** The event must be this agent's (CAP: an agent cancels its own), else not_found. */
+  agentId?: string;
+  /** The event must be in this pod (admin surface: a member or operator cancels in a pod), else not_found. */
+  podId?: string;
+  by: Canceller;
+  reason: string;
+  /** An exhausted lease (budget used, lease over) is retired as failed instead, as a claim would. */
+  maxAttempts: number;
+  now: number;
+}
+
+/**
+ * What a cancel did: `status` is the event's state after it (`cancelled`, or `acked` / `failed` when it
+ * had settled before); `changed` is true exactly when this call cancelled it.
+ */
+export type CancelResult =
+  | { status: "not_found" }
+  | { status: "cancelled" | "acked" | "failed"; changed: boolean; agentId: string; podId: string };
+
+/** What the cancellation watch reads of delivery `attempts` of an event (CAP-CANCEL-8, -9, -11). */
+export type CancellationState =
+  | { status: "not_found" }
+  /** That delivery was the one held when the event was cancelled. */
+  | { status: "cancelled"; reason: string; cancelledAt: number }
+  /** That delivery holds its lease (the renew fence) and nobody cancelled it. */
+  | { status: "held"; leaseExpiresAt: number }
+  /** Anything else: another delivery, released, acked, lease ended, failed, or cancelled while not held. */
   | { status: "lease_lost" };
 
 export interface ReleaseInput {
@@ -132,4 +167,31 @@ export interface EventsStore {
   listPodEvents(input: { podId: string; limit: number }): Promise<EventRecord[]>;
   /** Row counts per stored state. */
   queueStats(): Promise<QueueStats>;
+  /**
+   * In one transaction: an open event (pending, or leased however) becomes `cancelled` with the reason,
+   * time and canceller, keeping attempts and lease; `cancelledAttempts` is the delivery held now (null when
+   * none is). An exhausted lease is retired as failed instead. A settled event is left as it is. After
+   * commit a change cancels the event on the feed (`cancel`), in every process and replica.
+   */
+  cancelEvent(input: CancelInput): Promise<CancelResult>;
+  /**
+   * Double texting, inside the transaction that posts a human's message: every delivery the listed agents
+   * hold (HELD at `now`) of an event of `podId` becomes `cancelled` as cancelEvent would; returns them.
+   */
+  cancelHeldEvents(input: {
+    agentIds: string[];
+    podId: string;
+    by: Canceller;
+    reason: string;
+    now: number;
+  }): Promise<{ agentId: string; eventId: string }[]>;
+  /** The watch's read of delivery `attempts` of this agent's event (CancellationState). */
+  cancellationOf(input: {
+    agentId: string;
+    eventId: string;
+    attempts: number;
+    now: number;
+  }): Promise<CancellationState>;
+  /** Which of these events are cancelled (the watch hub's sweep after missed announcements). */
+  cancelledAmong(eventIds: string[]): Promise<string[]>;
 }

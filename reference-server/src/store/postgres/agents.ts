@@ -108,6 +108,14 @@ export function agentOps(db: Db): AgentOps {
       );
       return rows.map(toInstallation);
     },
+    async updateInstallation({ id, doubleTexting }) {
+      const rows = await db.query(
+        "UPDATE installations SET double_texting = $2 WHERE id = $1 AND status = 'active' RETURNING *",
+        [id, doubleTexting],
+      );
+      return rows[0] ? toInstallation(rows[0]) : null;
+    },
+
     async markInstallationUninstalled({ id, now, by }) {
       const n = await count(
         `UPDATE installations SET status = 'uninstalled', uninstalled_at = $2, uninstalled_by = $3

@@ -1,7 +1,7 @@
 /**
  * The PostgreSQL store's change feed (../contract.ts, StoreChanges), across replicas: this store's own
  * commits are announced to it at once, other replicas' through the one LISTEN connection (listen.ts) —
- * enqueues and requeues NOTIFY in their own statement; auth changes NOTIFY and wait for every listening
+ * enqueues, requeues and cancels NOTIFY in their own statement; auth changes NOTIFY and wait for every listening
  * replica's ack (auth-announce.ts). A LISTEN connection that dropped may have missed anything: it is
  * announced as `auth` at once and as a `gap` when it listens again.
  *
@@ -37,6 +37,9 @@ export function postgresChanges(o: PostgresChangesOptions) {
     authMaxAgeMs: AUTH_CACHE_MAX_AGE_MS,
     // Other replicas' commits are heard only as hints: the long-poll backstop sweeps always.
     readyComplete: () => false,
+    // Every cancel NOTIFYs at its commit: while the LISTEN connection is up none goes unheard, and one
+    // that comes back announces a gap (the watches are re-checked then).
+    cancelComplete: () => listener.backendPid !== null,
   });
   const ready = (agentIds: Iterable<string>) => {
     for (const id of new Set(agentIds)) {
@@ -51,6 +54,7 @@ export function postgresChanges(o: PostgresChangesOptions) {
     channel: o.channel,
     origin: o.origin,
     onAgent: (id) => ready([id]),
+    onCancel: (agentId, eventId) => feed.cancel(agentId, eventId),
     onControl: (message, from) => announcer.onControl(message, from),
     onReset: () => feed.auth(),
     onReconnect: () => {
@@ -64,6 +68,10 @@ export function postgresChanges(o: PostgresChangesOptions) {
     listener,
     /** These agents may have ready events: a write of this store committed. */
     ready,
+    /** These events were cancelled: a write of this store committed (other replicas hear its NOTIFY). */
+    cancelled(pairs: Iterable<{ agentId: string; eventId: string }>) {
+      for (const p of pairs) feed.cancel(p.agentId, p.eventId);
+    },
     /** A fresh auth announcement: its nonce and the payload to NOTIFY inside the writing transaction. */
     nextAuth: () => announcer.next(),
     /** The write carrying `nonce` committed: drop this replica's caches, then wait for the others'. */

@@ -25,6 +25,8 @@ export interface Db {
   query<R extends Row = Row>(text: string, values?: unknown[], name?: string): Promise<R[]>;
   /** Announce "these agents may have ready events" after the current write commits (local listeners). */
   wake(agentIds: Iterable<string>): void;
+  /** Announce "these events were cancelled" after the current write commits (local listeners). */
+  cancelled(pairs: { agentId: string; eventId: string }[]): void;
   /**
    * Announce "a token's authentication may have changed" (revoke, uninstall, user deletion): NOTIFY to the
    * other replicas on this statement's connection (delivered at commit); local listeners after commit,

@@ -3,12 +3,14 @@
  * enqueue or requeue (`enqueue.ts`, NOTIFY in the same statement), is leased by the one-statement claim
  * that first retires the agent's exhausted leases (`claim.ts`, with the replay of a poll named by
  * `pollId`), and is settled by its holder — ack, batch ack, renew, release (`settle.ts`) — or leaves as
- * failed (`retire.ts`); `reads.ts` answers when an agent's events become ready and the queue's views.
+ * failed (`retire.ts`) or cancelled (`cancel.ts`); `reads.ts` answers when an agent's events become
+ * ready and the queue's views.
  * What ready, held, exhausted and the delivery fence mean is written once, in `lease-rules.ts`; every
  * statement here is composed from those names.
  */
 import type { EventOpName, StoreOps } from "../contract.js";
 import type { Db } from "./db.js";
+import { cancelOps } from "./events/cancel.js";
 import { claimOps } from "./events/claim.js";
 import { enqueueOps } from "./events/enqueue.js";
 import { readOps } from "./events/reads.js";
@@ -23,5 +25,6 @@ export function eventOps(db: Db, acks?: WriteAcks): Pick<StoreOps, EventOpName> 
     ...settleOps(db, acks),
     ...retireOps(db),
     ...readOps(db),
+    ...cancelOps(db),
   };
 }

@@ -133,6 +133,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     wake: Db["wake"],
     live = () => true,
     onAuth: (nonce: string) => Promise<void> = (nonce) => changes.authCommitted([nonce]),
+    cancelled: Db["cancelled"] = (pairs) => changes.cancelled(pairs),
   ): Db => {
     const query = <R extends Row>(text: string, values?: unknown[], name?: string) =>
       live()
@@ -143,6 +144,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       origin,
       floors: kit.floors,
       wake,
+      cancelled,
       query,
       async authChanged() {
         const { nonce, payload } = changes.nextAuth();
@@ -185,7 +187,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       runTransaction(
         pool,
         changes,
-        (client, wake, live, onAuth) => buildOps(makeDb(client, wake, live, onAuth)),
+        (client, wake, live, onAuth, cancelled) => buildOps(makeDb(client, wake, live, onAuth, cancelled)),
         fn,
       ),
 

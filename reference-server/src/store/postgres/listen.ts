@@ -7,12 +7,14 @@
  * that vanished without closing the socket (which would otherwise leave a deaf, "healthy" listener).
  *
  * The same channel carries the auth-change announcements of token caches (payloads starting with "!",
- * auth-announce.ts); a reconnect reports onReset, since whatever was sent meanwhile is lost.
+ * auth-announce.ts) and the cancels of events (`!cancel:`, cancel-announce.ts); a reconnect reports
+ * onReset, since whatever was sent meanwhile is lost.
  *
  * Must never: throw into the process (an error on this connection only schedules a reconnect), or deliver
  * our own notifications (the store already woke local listeners after the commit; `origin` tells them apart).
  */
 import pg from "pg";
+import { CANCEL_PREFIX, parseCancel } from "./cancel-announce.js";
 import { decodeText } from "./db.js";
 import { quoteIdent } from "./migrate.js";
 
@@ -22,6 +24,8 @@ export interface ListenerOptions {
   /** Payload prefix of this store's own notifications (skipped). */
   origin: string;
   onAgent: (agentId: string) => void;
+  /** Another replica cancelled this event (a `!cancel:` payload, cancel-announce.ts). */
+  onCancel?: (agentId: string, eventId: string) => void;
   /** A payload starting with "!" from another replica (auth announcements, auth-announce.ts), and its sender's origin. */
   onControl?: (message: string, from: string) => void;
   /** Notifications may have been missed: the connection dropped, or listens again after a reconnect. */
@@ -151,7 +155,10 @@ export class NotificationListener {
     if (sep < 0 || payload.slice(0, sep + 1) === this.opts.origin) return;
     const rest = payload.slice(sep + 1);
     // Agent ids never start with "!": such payloads are control messages, not wake-ups.
-    if (rest.startsWith("!")) this.opts.onControl?.(rest, payload.slice(0, sep + 1));
+    if (rest.startsWith(CANCEL_PREFIX)) {
+      const cancel = parseCancel(rest);
+      if (cancel) this.opts.onCancel?.(decodeText(cancel.agentId), decodeText(cancel.eventId));
+    } else if (rest.startsWith("!")) this.opts.onControl?.(rest, payload.slice(0, sep + 1));
     else this.opts.onAgent(decodeText(rest));
   }
 

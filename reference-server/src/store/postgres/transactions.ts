@@ -1,6 +1,6 @@
 /**
  * A PostgreSQL store transaction: one pool client from BEGIN to COMMIT, its ops on that client, its
- * wake-ups and auth announcements delivered only once it has committed.
+ * wake-ups, cancels and auth announcements delivered only once it has committed.
  *
  * Must never: leave the client checked out after the transaction settles, reuse a client whose ROLLBACK
  * or COMMIT failed, or report a transaction PostgreSQL rolled back as committed.
@@ -16,6 +16,7 @@ export type TransactionOps = (
   wake: Db["wake"],
   live: () => boolean,
   onAuth: (nonce: string) => Promise<void>,
+  cancelled: Db["cancelled"],
 ) => StoreOps;
 
 export async function runTransaction<T>(
@@ -31,6 +32,7 @@ export async function runTransaction<T>(
     throw storeError(err);
   }
   const woken: string[] = [];
+  const cancels: { agentId: string; eventId: string }[] = [];
   const announced: string[] = [];
   let released = false;
   let open = true;
@@ -53,6 +55,7 @@ export async function runTransaction<T>(
       async (nonce) => {
         announced.push(nonce);
       },
+      (pairs) => cancels.push(...pairs),
     );
     let result: T;
     try {
@@ -79,6 +82,7 @@ export async function runTransaction<T>(
     // resolved anyway) with a ROLLBACK: nothing was written, so the caller must not believe otherwise.
     if (tag === "ROLLBACK") throw new Error("transaction rolled back: a statement inside it failed");
     changes.ready(woken);
+    changes.cancelled(cancels);
     if (announced.length > 0) {
       // The connection is not needed while the other replicas drop their caches.
       released = true;

@@ -65,6 +65,9 @@ export function agentOps({ db, authChanged }: SqliteContext): AgentOps {
     activeInPod: db.prepare(
       "SELECT * FROM installations WHERE pod_id = ? AND status = 'active' ORDER BY seq",
     ),
+    setDoubleTexting: db.prepare(
+      "UPDATE installations SET double_texting = ? WHERE id = ? AND status = 'active'",
+    ),
     uninstall: db.prepare(
       `UPDATE installations SET status = 'uninstalled', uninstalled_at = ?, uninstalled_by = ?
        WHERE id = ? AND status = 'active'`,
@@ -139,6 +142,10 @@ export function agentOps({ db, authChanged }: SqliteContext): AgentOps {
       const sql = `SELECT * FROM installations ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY seq`;
       return (prepared(sql).all(...args) as Row[]).map(toInstallation);
     },
+    updateInstallation: ({ id, doubleTexting }) =>
+      q.setDoubleTexting.run(doubleTexting, id).changes === 1
+        ? toInstallation(q.getInstallation.get(id) as Row)
+        : null,
     markInstallationUninstalled: ({ id, now, by }) => changed(q.uninstall.run(now, by, id).changes) === 1,
     insertRuntimeToken: (t) =>
       insertOrConflict(() => q.insertToken.run(INSERT_RUNTIME_TOKEN.values(t)), "runtime token"),

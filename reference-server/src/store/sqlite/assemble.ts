@@ -65,7 +65,12 @@ export function assembleSqliteStore(
     path: options.path,
     checkpointThreadFrames: options.checkpointThreadFrames ?? 1000,
   });
-  const ctx: SqliteContext = { db, notify: changes.notify, authChanged: changes.authChanged };
+  const ctx: SqliteContext = {
+    db,
+    notify: changes.notify,
+    cancelled: changes.cancelled,
+    authChanged: changes.authChanged,
+  };
   const lock = new TxLock();
   const bodies = transactionBodies(db, changes);
   const kit: SqliteKit = {

@@ -1,9 +1,10 @@
 /**
- * The SQLite store's change feed (../contract.ts, StoreChanges). Every write that readies an event or
- * changes auth runs in this process and says so (notify, authChanged); inside a transaction the
- * announcement waits for the commit and is dropped by a rollback. Another process's commit to the file
+ * The SQLite store's change feed (../contract.ts, StoreChanges). Every write that readies or cancels an
+ * event or changes auth runs in this process and says so (notify, cancelled, authChanged); inside a
+ * transaction the announcement waits for the commit and is dropped by a rollback. Another process's commit to the file
  * (an operator command, a second kernel) is found by a look (foreign-commits.ts): it drops every cache
- * registered as undoable and is announced as an auth change, and the long-poll backstop sweeps once.
+ * registered as undoable and is announced as an auth change, and the long-poll backstop and the
+ * cancellation watches' sweep each run once.
  *
  * Must never: announce a write that did not commit, or promise authTrusted once the store is closed.
  */
@@ -46,7 +47,9 @@ export function sqliteChanges({ db, path, checkpointThreadFrames }: SqliteChange
     },
     authMaxAgeMs: 10 * 60_000,
     // Lease ends are scheduled by the polls themselves; only another process's commit can ready an event unseen.
-    readyComplete: () => closed || !foreign.sweepNeeded(),
+    readyComplete: () => closed || !foreign.sweepNeeded("ready"),
+    // Likewise for cancels: only another process's commit can cancel an event unannounced.
+    cancelComplete: () => closed || !foreign.sweepNeeded("cancel"),
   });
   // Ready hints go out in a microtask (the write's caller first); auth changes synchronously, so that a
   // request that starts after the revoking write has returned already misses every cache.
@@ -56,7 +59,14 @@ export function sqliteChanges({ db, path, checkpointThreadFrames }: SqliteChange
       for (const id of ids) feed.ready(id);
     });
   };
+  const emitCancels = (pairs: [string, string][]) => {
+    if (pairs.length === 0) return;
+    queueMicrotask(() => {
+      for (const [agentId, eventId] of pairs) feed.cancel(agentId, eventId);
+    });
+  };
   let pending: Set<string> | null = null;
+  let cancelsPending: [string, string][] = [];
   let authPending = false;
   // Auth changes this store committed, for the settle wait below.
   let ownAuthChanges = 0;
@@ -79,6 +89,11 @@ export function sqliteChanges({ db, path, checkpointThreadFrames }: SqliteChange
       if (pending) pending.add(agentId);
       else emitReady([agentId]);
     },
+    /** This agent's event was cancelled, once the surrounding transaction (if any) commits. */
+    cancelled(agentId: string, eventId: string): void {
+      if (pending) cancelsPending.push([agentId, eventId]);
+      else emitCancels([[agentId, eventId]]);
+    },
     /** A runtime token's authentication may have changed, once the surrounding transaction commits. */
     authChanged(): void {
       ownAuthChanges++;
@@ -92,15 +107,19 @@ export function sqliteChanges({ db, path, checkpointThreadFrames }: SqliteChange
     /** It committed: deliver what it held. */
     deliver(): void {
       const ready = pending ? [...pending] : [];
+      const cancels = cancelsPending;
       const announce = authPending;
       pending = null;
+      cancelsPending = [];
       authPending = false;
       emitReady(ready);
+      emitCancels(cancels);
       if (announce) feed.auth();
     },
     /** It rolled back: drop what it held and what it read. */
     discard(): void {
       pending = null;
+      cancelsPending = [];
       authPending = false;
       dropUndoable();
     },

@@ -50,8 +50,9 @@ export function watchForeignCommits({
   let checkpointer: Checkpointer | null = null;
   let seenChange = counter.read(); // read before data_version: a commit in between is then seen next time
   let seenVersion = dataVersion.get() as number;
-  // The sweep's own mark (sweepNeeded): the looks move seenVersion.
-  let sweptVersion = seenVersion;
+  // Each sweep's own mark (sweepNeeded): the looks move seenVersion, and the two sweeps (the long-poll
+  // backstop and the cancellation watches') each ask for themselves.
+  const swept = { ready: seenVersion, cancel: seenVersion };
   let lookedAt = Number.NEGATIVE_INFINITY;
 
   const look = () => {
@@ -74,13 +75,14 @@ export function watchForeignCommits({
       if (performance.now() - lookedAt >= LOOK_MS) look();
     },
     /**
-     * Whether another connection committed since the last call (the wake hub's backstop sweep): every
-     * write of this process that readies an event notifies, so only a foreign one can ready one unseen.
+     * Whether another connection committed since the last call for this sweep (the wake hub's backstop,
+     * the cancellation watches'): every write of this process that readies or cancels an event announces
+     * it, so only a foreign one can do either unseen.
      */
-    sweepNeeded(): boolean {
+    sweepNeeded(sweep: "ready" | "cancel"): boolean {
       const v = dataVersion.get() as number;
-      if (v === sweptVersion) return false;
-      sweptVersion = v;
+      if (v === swept[sweep]) return false;
+      swept[sweep] = v;
       return true;
     },
     /** Waits AUTH_SETTLE_MS by the clock after a write that changed auth (files only; see above). */

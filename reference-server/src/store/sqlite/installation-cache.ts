@@ -1,7 +1,7 @@
 /**
  * Active installations, read on every post (the fan-out and the poster's own installation), answered from
- * memory. Installations change only through insertInstallation and markInstallationUninstalled, which drop
- * the cache before they write.
+ * memory. Installations change only through insertInstallation, updateInstallation and
+ * markInstallationUninstalled, which drop the cache before they write.
  *
  * Must never: answer from a read that a rollback undid or that another process's commit made untrue
  * (both drop the cache; a foreign commit is found at most LOOK_MS late), or hand out a cached record a
@@ -29,6 +29,10 @@ export const installationCacheAccelerator: SqliteAccelerator = {
       markInstallationUninstalled: (input) => {
         drop();
         return plain.markInstallationUninstalled(input);
+      },
+      updateInstallation: (input) => {
+        drop();
+        return plain.updateInstallation(input);
       },
       findActiveInstallation: (agentId, podId) => {
         kit.changes.freshen();

@@ -1,7 +1,7 @@
 /**
  * The lease rules of the SQLite queue, each written once as a SQL fragment over the `events` row: what
- * "ready", "held", "exhausted" and "released" mean, and the state changes of claim, ack, retire, release,
- * requeue and fail. Every statement of the queue (`events/`) is composed from these names, and
+ * "ready", "held", "exhausted", "released" and "cancelled" mean, and the state changes of claim, ack,
+ * retire, release, requeue, fail and cancel. Every statement of the queue (`events/`) is composed from these names, and
  * `test/store/lease-rules.test.ts` fails on a statement that restates one; `../postgres/lease-rules.ts`
  * is the same list in PostgreSQL.
  *
@@ -52,8 +52,11 @@ export const HELD = (now: string) => `${LEASE_RUNS(now)} AND ${NOT_RELEASED}`;
 /** FENCE: only the holder of delivery number `attempts` may renew, release or replay it. */
 export const FENCE = (attempts: string, now: string) => `attempts = ${attempts} AND ${HELD(now)}`;
 
-/** An ack settles any event not acked yet, whatever its lease (first ack wins). */
-export const UNACKED = "state != 'acked'";
+/**
+ * An ack settles any event not acked yet, whatever its lease (first ack wins): one whose result is not
+ * recorded. A cancelled event is still unacked until its driver acks it (feature `cancel`).
+ */
+export const UNACKED = "state != 'acked' AND acked_at IS NULL";
 
 /** CLAIM (SET): a claim leases the event until `until` and counts the attempt — at claim, never at ack. */
 export const LEASE = (until: string) =>
@@ -65,8 +68,12 @@ export const LEASE = (until: string) =>
  */
 export const POLL_TAG = (pollId: string) => `poll_id = ${pollId}, poll_attempts = attempts + 1`;
 
-/** ACK (SET). */
-export const ACK = (at: string, result: string) => `state = 'acked', acked_at = ${at}, result = ${result}`;
+/** A cancelled event is terminal: never ready, held, retired or failed; only an ack records its result. */
+export const CANCELLED = "state = 'cancelled'";
+
+/** ACK (SET): the event becomes acked with its result; a cancelled one records the result and stays cancelled. */
+export const ACK = (at: string, result: string) =>
+  `state = CASE WHEN ${CANCELLED} THEN state ELSE 'acked' END, acked_at = ${at}, result = ${result}`;
 
 /** A failed event (a dead letter) is kept and listed until an operator requeues it. */
 export const FAILED = "state = 'failed'";
@@ -83,3 +90,17 @@ export const MARK_RELEASED = (reason: string) => `release_attempts = attempts, r
 /** REQUEUE (SET): a fresh budget of maxAttempts deliveries, while `attempts` keeps counting up. */
 export const REQUEUE =
   "state = 'pending', attempt_base = attempts, lease_expires_at = NULL, failed_at = NULL, fail_reason = NULL";
+
+/** Open: not settled yet (pending, or leased however: held, released or ended), so a cancel takes it. */
+export const OPEN = `(${PENDING} OR ${LEASED})`;
+
+/**
+ * CANCEL (SET): the event is terminal at once, keeping its attempts and lease; the delivery held at `now`
+ * (if any) is recorded as the one cancelled, which the cancellation watch answers.
+ */
+export const CANCEL = (now: string, reason: string, byKind: string, byId: string) =>
+  `state = 'cancelled', cancel_reason = ${reason}, cancelled_at = ${now}, cancelled_by_kind = ${byKind}, ` +
+  `cancelled_by_id = ${byId}, cancelled_attempts = CASE WHEN ${HELD(now)} THEN attempts END`;
+
+/** The cancelled delivery: delivery number `attempts` was held when its event was cancelled. */
+export const CANCELLED_DELIVERY = (attempts: string) => `${CANCELLED} AND cancelled_attempts = ${attempts}`;

@@ -4,7 +4,7 @@
  *
  * Must never: write (retiring an exhausted lease is retire.ts's), or read the clock.
  */
-import type { StoreOps } from "../../contract.js";
+import type { QueueStats, StoreOps } from "../../contract.js";
 import { EVENT_COLUMNS, EVENT_ROWS } from "../../schema.js";
 import type { Db } from "../db.js";
 import { FAILED, NEXT_EXPIRY, PENDING, WILL_BE_READY } from "../lease-rules.js";
@@ -87,10 +87,10 @@ export function readOps(db: Db): ReadOps {
     },
 
     async queueStats() {
-      const rows = await db.query<{ state: "pending" | "leased" | "acked" | "failed"; n: number }>(
+      const rows = await db.query<{ state: keyof QueueStats; n: number }>(
         "SELECT state, count(*) AS n FROM events GROUP BY state",
       );
-      const stats = { pending: 0, leased: 0, acked: 0, failed: 0 };
+      const stats: QueueStats = { pending: 0, leased: 0, acked: 0, failed: 0, cancelled: 0 };
       for (const r of rows) stats[r.state] = r.n;
       return stats;
     },

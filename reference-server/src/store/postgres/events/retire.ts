@@ -7,7 +7,7 @@
  */
 import type { StoreOps } from "../../contract.js";
 import type { Db } from "../db.js";
-import { EXHAUSTED, FAIL, LEASED, PENDING, RETIRE } from "../lease-rules.js";
+import { EXHAUSTED, FAIL, OPEN, RETIRE } from "../lease-rules.js";
 
 type RetireOps = Pick<StoreOps, "failExhausted" | "failOpenEvents">;
 
@@ -27,7 +27,7 @@ export function retireOps(db: Db): RetireOps {
     async failOpenEvents({ agentId, podId, now, reason }) {
       const rows = await db.query(
         `UPDATE events SET ${FAIL("$3", "$4")}
-          WHERE agent_id = $1 AND pod_id = $2 AND (${PENDING} OR ${LEASED}) RETURNING 1`,
+          WHERE agent_id = $1 AND pod_id = $2 AND ${OPEN} RETURNING 1`,
         [agentId, podId, now, reason],
       );
       return rows.length;

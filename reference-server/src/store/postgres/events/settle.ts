@@ -9,10 +9,10 @@
  *
  * Must never: read the clock, settle part of a call, or replace the result of an event acked before.
  */
-import type { StoreOps } from "../../contract.js";
+import type { LeaseLost, StoreOps } from "../../contract.js";
 import type { Db } from "../db.js";
 import { encodeText, json } from "../db.js";
-import { ACK, BUDGET_USED, FENCE, LEASED, MARK_RELEASED, UNACKED } from "../lease-rules.js";
+import { ACK, BUDGET_USED, CANCELLED, FENCE, LEASED, MARK_RELEASED, UNACKED } from "../lease-rules.js";
 
 type SettleOps = Pick<StoreOps, "ackEvent" | "ackEvents" | "renewLease" | "releaseEvent">;
 
@@ -108,9 +108,22 @@ const RELEASE = `
 export type WriteAcks = (call: AckCall) => Promise<boolean[]>;
 
 export function settleOps(db: Db, write: WriteAcks = (call) => writeAck(db, call)): SettleOps {
-  /** Whether the event exists and is this agent's (a renew or release that changed nothing asks). */
-  const ownEvent = async (agentId: string, id: string) =>
-    (await db.query("SELECT 1 FROM events WHERE id = $1 AND agent_id = $2", [id, agentId])).length > 0;
+  /**
+   * Why a renew or release changed nothing: not_found for an unknown or foreign id, else lease_lost, with
+   * the cancel reason when the event was cancelled.
+   */
+  const notHeld = async (agentId: string, id: string): Promise<LeaseLost | { status: "not_found" }> => {
+    const rows = await db.query<{ reason: string | null }>(
+      `SELECT CASE WHEN ${CANCELLED} THEN cancel_reason END AS reason FROM events WHERE id = $1 AND agent_id = $2`,
+      [id, agentId],
+      "cap_not_held",
+    );
+    const r = rows[0];
+    if (!r) return { status: "not_found" };
+    return r.reason === null
+      ? { status: "lease_lost" }
+      : { status: "lease_lost", cancelled: { reason: r.reason } };
+  };
 
   return {
     async ackEvent({ agentId, eventId, now, result }) {
@@ -129,7 +142,7 @@ export function settleOps(db: Db, write: WriteAcks = (call) => writeAck(db, call
         [eventId, agentId, attempts, now, leaseMs],
       );
       if (rows[0]) return { status: "renewed", leaseExpiresAt: rows[0].lease_expires_at };
-      return (await ownEvent(agentId, eventId)) ? { status: "lease_lost" } : { status: "not_found" };
+      return notHeld(agentId, eventId);
     },
 
     async releaseEvent({ agentId, eventId, attempts, now, availableAt, maxAttempts, reason }) {
@@ -143,7 +156,7 @@ export function settleOps(db: Db, write: WriteAcks = (call) => writeAck(db, call
         return { status: "released", availableAt };
       }
       if (rows[0]) return { status: "failed" };
-      return (await ownEvent(agentId, eventId)) ? { status: "lease_lost" } : { status: "not_found" };
+      return notHeld(agentId, eventId);
     },
   };
 }

@@ -23,7 +23,18 @@ type ClaimOps = Pick<SyncOps, "claimEvents">;
 
 // The claim reads its rows as arrays of the columns it does not know already: building a 19-property
 // object per row (RETURNING *) cost more than the update.
-const CLAIM_GIVEN = ["agent_id", "state", "lease_expires_at", "payload"] as const;
+// A claimed event is leased, so its cancel columns are null: given, not read.
+const CLAIM_GIVEN = [
+  "agent_id",
+  "state",
+  "lease_expires_at",
+  "payload",
+  "cancel_reason",
+  "cancelled_at",
+  "cancelled_by_kind",
+  "cancelled_by_id",
+  "cancelled_attempts",
+] as const;
 const CLAIM_SELECTED = ["seq", ...columnNames(EVENTS, CLAIM_GIVEN)];
 const CLAIMED = CLAIM_SELECTED.join(", ");
 const SEQ = 0;
@@ -38,6 +49,7 @@ const toClaimed = arrayMapper(EVENTS, "sqlite", CLAIM_SELECTED, CLAIM_GIVEN, {
   state: "leased",
   leaseExpiresAt: number,
   payloadJson: string,
+  ...cancelColumns: null[]
 ) => DeliveredEvent;
 
 // A claim's ready events are the oldest pending ones (the index alone answers) and the ended leases with
@@ -140,7 +152,7 @@ export function claimOps({ db }: SqliteContext): ClaimOps {
       if ((r[ATTEMPTS] as number) > 1) reclaimed++;
       const payload = r[PAYLOAD];
       if (typeof payload !== "string") throw new Error(`event ${String(r[SEQ])} has no payload row`);
-      return toClaimed(r, agentId, "leased", leaseUntil, payload);
+      return toClaimed(r, agentId, "leased", leaseUntil, payload, null, null, null, null, null);
     });
     return { events, expiredLeases: reclaimed + newlyFailed, newlyFailed };
   });

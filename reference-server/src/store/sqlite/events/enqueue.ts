@@ -18,8 +18,8 @@ type EnqueueOps = Pick<SyncOps, "enqueueEvents" | "requeueEvent">;
 export function enqueueOps({ db, notify }: SqliteContext): EnqueueOps {
   const q = {
     insert: db.prepare(
-      `INSERT INTO events (id, agent_id, pod_id, type, state, attempts, created_at)
-       VALUES (@id, @agentId, @podId, @type, 'pending', 0, @createdAt)`,
+      `INSERT INTO events (id, agent_id, pod_id, type, state, attempts, created_at, supersedes)
+       VALUES (?, ?, ?, ?, 'pending', 0, ?, ?)`,
     ),
     insertPayload: db.prepare(
       "INSERT INTO event_payloads (seq, payload, pod_id, event_id) VALUES (?, ?, ?, ?)",
@@ -31,7 +31,14 @@ export function enqueueOps({ db, notify }: SqliteContext): EnqueueOps {
   const insertMany = db.transaction((rows: Parameters<SyncOps["enqueueEvents"]>[0]) => {
     for (const e of rows)
       insertOrConflict(() => {
-        const { lastInsertRowid } = q.insert.run(e);
+        const { lastInsertRowid } = q.insert.run(
+          e.id,
+          e.agentId,
+          e.podId,
+          e.type,
+          e.createdAt,
+          e.supersedes && e.supersedes.length > 0 ? JSON.stringify(e.supersedes) : null,
+        );
         q.insertPayload.run(lastInsertRowid, JSON.stringify(e.payload ?? {}), e.podId, e.id);
       }, `event ${e.id}`);
   });

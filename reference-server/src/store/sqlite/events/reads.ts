@@ -69,7 +69,7 @@ export function readOps({ db }: SqliteContext): ReadOps {
     },
     listPodEvents: ({ podId, limit }) => (q.podEvents.all(podId, limit) as Row[]).map(toEvent),
     queueStats: () => {
-      const stats: QueueStats = { pending: 0, leased: 0, acked: 0, failed: 0 };
+      const stats: QueueStats = { pending: 0, leased: 0, acked: 0, failed: 0, cancelled: 0 };
       for (const r of q.stats.all() as { state: keyof QueueStats; n: number }[]) stats[r.state] = r.n;
       return stats;
     },

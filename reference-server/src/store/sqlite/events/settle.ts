@@ -5,11 +5,23 @@
  * delivery keeps state `leased` with its lease moved to `availableAt` and `release_attempts = attempts`,
  * so claim, retire and lease-expiry wake-ups need no change (migrations/002).
  *
+ * An ack of a cancelled event records its result once and leaves it cancelled (ACK); a renew or release
+ * of one is lease_lost with its cancel reason.
+ *
  * Must never: let a delivery that no longer holds its lease renew or release it, or replace the result
  * of an event acked before (the first ack wins).
  */
-import type { ReleaseResult, RenewResult } from "../../contract.js";
-import { ACK, ATTEMPTS_LEFT, BUDGET_USED, FAIL, FENCE, MARK_RELEASED, UNACKED } from "../lease-rules.js";
+import type { LeaseLost, ReleaseResult, RenewResult } from "../../contract.js";
+import {
+  ACK,
+  ATTEMPTS_LEFT,
+  BUDGET_USED,
+  CANCELLED,
+  FAIL,
+  FENCE,
+  MARK_RELEASED,
+  UNACKED,
+} from "../lease-rules.js";
 import { json } from "../rows.js";
 import type { SqliteContext, SyncOps } from "../types.js";
 
@@ -26,6 +38,10 @@ export function settleOps({ db, notify }: SqliteContext): SettleOps {
     ack: db.prepare(ACK_SQL),
     owner: db.prepare("SELECT agent_id FROM events WHERE id = ?").pluck(),
     own: db.prepare("SELECT 1 FROM events WHERE id = ? AND agent_id = ?"),
+    // Why a renew or release changed nothing: whose event it is, and its cancel reason if it was cancelled.
+    lost: db.prepare(
+      `SELECT agent_id, CASE WHEN ${CANCELLED} THEN cancel_reason END AS reason FROM events WHERE id = ?`,
+    ),
     renew: db.prepare(
       `UPDATE events SET lease_expires_at = @leaseUntil
        WHERE id = @id AND agent_id = @agentId AND ${FENCE("@attempts", "@now")}`,
@@ -53,11 +69,20 @@ export function settleOps({ db, notify }: SqliteContext): SettleOps {
     }),
   );
 
+  /** not_found for an unknown or foreign id; lease_lost otherwise, saying so when the event was cancelled. */
+  const notHeld = (eventId: string, agentId: string): LeaseLost | { status: "not_found" } => {
+    const r = q.lost.get(eventId) as { agent_id: string; reason: string | null } | undefined;
+    if (r?.agent_id !== agentId) return { status: "not_found" };
+    return r.reason === null
+      ? { status: "lease_lost" }
+      : { status: "lease_lost", cancelled: { reason: r.reason } };
+  };
+
   const renewTx = db.transaction(({ agentId, eventId, attempts, leaseMs, now }): RenewResult => {
     const leaseUntil = now + leaseMs;
     if (q.renew.run({ id: eventId, agentId, attempts, now, leaseUntil }).changes === 1)
       return { status: "renewed", leaseExpiresAt: leaseUntil };
-    return q.owner.get(eventId) === agentId ? { status: "lease_lost" } : { status: "not_found" };
+    return notHeld(eventId, agentId);
   });
 
   const releaseTx = db.transaction((input: Parameters<SyncOps["releaseEvent"]>[0]): ReleaseResult => {
@@ -75,7 +100,7 @@ export function settleOps({ db, notify }: SqliteContext): SettleOps {
       return { status: "released", availableAt: input.availableAt };
     }
     if (q.releaseLast.run(args).changes === 1) return { status: "failed" };
-    return q.owner.get(input.eventId) === input.agentId ? { status: "lease_lost" } : { status: "not_found" };
+    return notHeld(input.eventId, input.agentId);
   });
 
   return {
