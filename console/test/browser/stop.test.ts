@@ -69,7 +69,7 @@ beforeAll(async () => {
   );
   await page.goto(`${kernel.url}/console/#token=${member.token}`);
   await page.waitForSelector(`#pod-select option[value="${kernel.podId}"]`, { state: "attached" });
-  await expect.poll(() => page.locator("#whoami").textContent()).toContain(member.name);
+  await page.locator("#whoami", { hasText: member.name }).waitFor();
 });
 
 afterAll(async () => {
@@ -84,6 +84,9 @@ describe("stopping a running delivery from the dev console", () => {
     const row = await runningRow(id);
     // Nothing but the running delivery offers Stop.
     expect(await page.locator("button.stop").count()).toBe(1);
+
+    mkdirSync(resultsDir, { recursive: true });
+    await page.screenshot({ path: join(resultsDir, "console-running.png"), fullPage: true });
 
     // The worker watches its delivery, as a driver following the SDK does while its handler runs.
     const watch = worker("GET", `/events/${id}/cancellation?attempts=1&waitSeconds=20`);
@@ -127,7 +130,6 @@ describe("stopping a running delivery from the dev console", () => {
     expect(await cancelled.getAttribute("data-state")).toBe("cancelled");
     expect((await worker("GET", "/events?limit=10")).body.events).toEqual([]);
 
-    mkdirSync(resultsDir, { recursive: true });
     const shot = join(resultsDir, "console-stop.png");
     await page.screenshot({ path: shot, fullPage: true });
     console.log(`screenshot: ${shot}`);
