@@ -375,7 +375,8 @@ export function cancelFigures(store, r) {
   const idle = `${r.drivers.toLocaleString("en-US")} idle drivers in waitSeconds=${r.waitSeconds}`;
   const l = r.latency;
   const per = (xs) => xs.map((c) => round(c, 3)).join(" / ");
-  const added = r.busy.cores.map((c, i) => c - r.quiet.cores[i]);
+  // A difference of two noisy readings: it can come out just below zero (`|| 0` drops the sign of -0).
+  const added = r.busy.cores.map((c, i) => round(c - r.quiet.cores[i], 3) || 0);
   const latencyNotes =
     `${l.count} samples; max ${l.max} ms; from sending the human's POST /api/pods/{podId}/events/{eventId}/cancel ` +
     `(the operator's token) to the runDriver handler's ctx.signal abort, the handler's cancel watch sent ${r.parkMs} ms before; ` +
