@@ -79,6 +79,19 @@ const drainStep = (store, kind, ids) => ({
   },
 });
 
+/** The cancel scenario's rows; its watch-rate figure is listed as skipped when the window held no gap. */
+async function cancelRows(ctx, store) {
+  const { rows, skipped } = cancelFigures(store, await cancel(ctx, store));
+  if (skipped) {
+    const id = `${store === "sqlite" ? "cancel-sqlite" : "cancel-postgres-replicas"}-watch-requests`;
+    report.skip(
+      [id],
+      `no turn sent two watch requests inside the CPU window (shorter than the SDK's wait); ${skipped}`,
+    );
+  }
+  return rows;
+}
+
 /** The least queue's drain of one ack mode, next to the kernel's drains it is the yardstick of. */
 const ceilingStep = (store, mode, ids) => ({
   scenario: "ceiling",
@@ -158,13 +171,13 @@ const STEPS = [
     scenario: "cancel",
     store: "sqlite",
     ids: IDS.cancelSqlite,
-    run: async (ctx) => cancelFigures("sqlite", await cancel(ctx, "sqlite")),
+    run: async (ctx) => cancelRows(ctx, "sqlite"),
   },
   {
     scenario: "cancel",
     store: "postgres",
     ids: IDS.cancelPostgres,
-    run: async (ctx) => cancelFigures("postgres", await cancel(ctx, "postgres")),
+    run: async (ctx) => cancelRows(ctx, "postgres"),
   },
   {
     scenario: "redelivery",

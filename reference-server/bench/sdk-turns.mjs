@@ -24,7 +24,8 @@ export function routeKind(url) {
 /**
  * One agent's `runDriver`. `onTurn(event, ctx)` is called as each handler starts and may return a promise
  * the handler also waits on; the handler returns once `ctx.signal` aborts or `stop()` is called.
- * `onRequest(kind, url)` sees every request as it leaves. Resolves with {counts, failures, stop()}.
+ * `onRequest(kind, url)` sees every request as it leaves. Resolves with {counts, watchTimes (performance.now()
+ * of each watch request sent), failures, stop()}.
  */
 export async function startSdkTurns(
   baseUrl,
@@ -33,6 +34,7 @@ export async function startSdkTurns(
 ) {
   const { CapClient, runDriver } = await import(pathToFileURL(sdkIndex).href);
   const counts = { watch: 0, renew: 0, poll: 0, ack: 0, other: 0 };
+  const watchTimes = [];
   const failures = [];
   const client = new CapClient({
     baseUrl,
@@ -40,6 +42,7 @@ export async function startSdkTurns(
     fetch: (request) => {
       const kind = routeKind(request.url);
       counts[kind]++;
+      if (kind === "watch") watchTimes.push(performance.now());
       onRequest(kind, request.url);
       return fetch(request);
     },
@@ -68,6 +71,7 @@ export async function startSdkTurns(
   });
   return {
     counts,
+    watchTimes,
     failures,
     async stop() {
       stopping.abort();
