@@ -46,6 +46,8 @@ export interface AdminClient {
   // biome-ignore lint/suspicious/noExplicitAny: as above.
   put<T = any>(path: string, body?: unknown): Promise<T>;
   // biome-ignore lint/suspicious/noExplicitAny: as above.
+  patch<T = any>(path: string, body?: unknown): Promise<T>;
+  // biome-ignore lint/suspicious/noExplicitAny: as above.
   delete<T = any>(path: string): Promise<T>;
 }
 
@@ -96,6 +98,7 @@ export function adminClient(baseUrl: string, token: string): AdminClient {
     get: (path) => request("GET", path),
     post: (path, body) => request("POST", path, body),
     put: (path, body) => request("PUT", path, body),
+    patch: (path, body) => request("PATCH", path, body),
     delete: (path) => request("DELETE", path),
   };
 }

@@ -19,6 +19,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { type ProvisionSpec, provision } from "../cli/provision.js";
+import type { KernelConfigInput } from "../config.js";
 import { buildApp } from "../http/app.js";
 import type { ProfileName } from "../profiles/index.js";
 import { openapiFetch } from "./admin.js";
@@ -85,6 +86,11 @@ export interface StartKernelOptions {
   profile?: string;
   /** Extra environment for the kernel process. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * In-process only: kernel settings beside leaseSeconds and maxAttempts (e.g. `limits`); a process takes
+   * its limits from `env` (`CAP_MAX_CANCEL_WATCHES_PER_TOKEN`, …).
+   */
+  config?: KernelConfigInput;
 }
 
 function provisionSpec(o: StartKernelOptions): ProvisionSpec {
@@ -180,6 +186,7 @@ export async function startKernelInProcess(options: StartKernelOptions = {}): Pr
   const app = await buildApp({
     db,
     config: {
+      ...options.config,
       ...(options.leaseSeconds ? { leaseSeconds: options.leaseSeconds } : {}),
       ...(options.maxAttempts ? { maxAttempts: options.maxAttempts } : {}),
     },

@@ -27,6 +27,10 @@ export interface QueuedEvent {
   ackedAt: string | null;
   availableAt?: string | null;
   releaseReason?: string | null;
+  /** Feature `cancel`: set when `state` is `cancelled`. */
+  cancelReason?: string | null;
+  cancelledAt?: string | null;
+  cancelledBy?: { kind: "human" | "agent" | "operator" | "kernel"; id: string } | null;
 }
 
 export interface PodMessage {
@@ -61,6 +65,10 @@ export interface TestKernel {
   /** The agent's events in the pod, from the operator queue view (newest first). */
   queue(agent: string): Promise<QueuedEvent[]>;
   state(agent: string, eventId: string): Promise<QueuedEvent | undefined>;
+  /** Cancel an event of the pod as the human (feature `cancel`: the console's Stop). */
+  cancel(eventId: string, reason?: string): Promise<{ status: string; changed: boolean }>;
+  /** Sets `agent`'s double-texting policy in the pod (feature `cancel`). */
+  setDoubleTexting(agent: string, policy: "enqueue" | "interrupt"): Promise<void>;
   /** Inject an event for `agent` in the pod (operator route); returns its id. */
   emit(agent: string, type: string, payload?: Record<string, unknown>): Promise<string>;
   tokens(agent: string): Promise<Array<{ id: string; lastUsedAt: string | null; revokedAt: string | null }>>;
@@ -155,6 +163,15 @@ export function testKernel(
     },
     async state(agent, eventId) {
       return (await k.queue(agent)).find((e) => e.id === eventId);
+    },
+    async cancel(eventId, reason) {
+      return admin.post<{ status: string; changed: boolean }>(
+        `/api/pods/${podId}/events/${eventId}/cancel`,
+        reason === undefined ? {} : { reason },
+      );
+    },
+    async setDoubleTexting(agent, policy) {
+      await admin.patch(`/api/registry/pods/${podId}/agents/${agent}`, { doubleTexting: policy });
     },
     async emit(agent, type, payload = {}) {
       return (

@@ -88,6 +88,18 @@ export const ROWS: Row[] = [
     }),
   ),
   {
+    route: `POST ${CAP}/events/{id}/cancel`,
+    given: "a cancel of an event leased to alpha",
+    request: async (w) => ({ url: `${CAP}/events/${await w.make.leasedEvent()}/cancel`, body: {} }),
+    want: agents("404 event_not_found", "200"),
+  },
+  {
+    route: `GET ${CAP}/events/{id}/cancellation`,
+    given: "a watch of a delivery leased to alpha",
+    request: async (w) => ({ url: `${CAP}/events/${await w.make.leasedEvent()}/cancellation?attempts=1` }),
+    want: agents("404 event_not_found", "200"),
+  },
+  {
     route: `GET ${CAP}/info`,
     given: "the kernel's limits",
     request: at(`${CAP}/info`),
@@ -312,6 +324,15 @@ export const ROWS: Row[] = [
     want: podManage("200"),
   },
   {
+    route: "PATCH /api/registry/pods/{podId}/agents/{agentName}",
+    given: "olly's alpha:default in pod A set to interrupt",
+    request: async (w) => ({
+      url: `/api/registry/pods/${w.podA}/agents/alpha`,
+      body: { doubleTexting: "interrupt" },
+    }),
+    want: ownerInPod("200"),
+  },
+  {
     route: "DELETE /api/registry/pods/{podId}/agents/{agentName}",
     given: "olly's fresh alpha:<n> uninstalled from pod A",
     request: async (w) => ({
@@ -352,6 +373,15 @@ export const ROWS: Row[] = [
     given: "a fresh dead letter of pod A",
     request: async (w) => ({ url: `/api/admin/dead-letters/${await w.make.deadLetter()}/requeue` }),
     want: podManage("200"),
+  },
+  {
+    route: "POST /api/pods/{podId}/events/{eventId}/cancel",
+    given: "a cancel of an event of pod A leased to alpha",
+    request: async (w) => ({
+      url: `/api/pods/${w.podA}/events/${await w.make.leasedEvent()}/cancel`,
+      body: { reason: "stop" },
+    }),
+    want: podRead("200"),
   },
   {
     route: "GET /api/admin/pods/{podId}/queue",

@@ -17,6 +17,7 @@ import {
   T0,
   uid,
 } from "./contract-fixtures.js";
+import { runCancelContract } from "./contract-suite-cancel.js";
 import { runEventContract } from "./contract-suite-events.js";
 import { runPollReplayContract } from "./contract-suite-poll-replay.js";
 import { runQueueVerbContract } from "./contract-suite-queue-verbs.js";
@@ -195,6 +196,7 @@ export function runStoreContract(makeStore: MakeStore, label = "store"): void {
     runEventContract(store);
     runQueueVerbContract(store);
     runPollReplayContract(store);
+    runCancelContract(store);
 
     describe("messages", () => {
       it("lists a pod's messages newest first, with limit and before, and round-trips metadata", async () => {

@@ -10,3 +10,9 @@ ALTER TABLE events ADD COLUMN cancelled_attempts INTEGER;
 ALTER TABLE events ADD COLUMN supersedes JSON;
 -- Each installation's double-texting policy: 'enqueue' (every installation so far) or 'interrupt'.
 ALTER TABLE installations ADD COLUMN double_texting TEXT NOT NULL DEFAULT 'enqueue';
+-- The stored states gain 'cancelled'. Validated apart, so the table is read once without blocking writes
+-- any longer than the column changes above do.
+ALTER TABLE events DROP CONSTRAINT events_state_check;
+ALTER TABLE events ADD CONSTRAINT events_state_check
+  CHECK (state IN ('pending', 'leased', 'acked', 'failed', 'cancelled')) NOT VALID;
+ALTER TABLE events VALIDATE CONSTRAINT events_state_check;
