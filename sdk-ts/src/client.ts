@@ -17,9 +17,9 @@ import type {
   AckResult,
   BatchAckItem,
   BatchAckResponse,
+  Cancellation,
   CancelRequest,
   CancelResponse,
-  Cancellation,
   DecisionRequest,
   DecisionResponse,
   EventList,
@@ -255,7 +255,11 @@ export class CapClient {
    * which: `status` is the state after the call, `changed` is true exactly when this call cancelled it.
    * 404 `event_not_found` for an unknown or another identity's event. Idempotent, so retried.
    */
-  async cancelEvent(id: string, body: CancelRequest = {}, options: RequestOptions = {}): Promise<CancelResponse> {
+  async cancelEvent(
+    id: string,
+    body: CancelRequest = {},
+    options: RequestOptions = {},
+  ): Promise<CancelResponse> {
     const op = "POST /events/{id}/cancel";
     const { data } = await this.#call(op, true, options, (signal) =>
       this.raw.POST(`${BASE}/events/{id}/cancel`, { params: { path: { id } }, body, signal }),
@@ -284,7 +288,8 @@ export class CapClient {
       op,
       true,
       options,
-      (signal) => this.raw.GET(`${BASE}/events/{id}/cancellation`, { params: { path: { id }, query }, signal }),
+      (signal) =>
+        this.raw.GET(`${BASE}/events/{id}/cancellation`, { params: { path: { id }, query }, signal }),
       (query.waitSeconds ?? 0) * 1000,
     );
     await this.#check(op, "Cancellation", data);

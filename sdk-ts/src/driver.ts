@@ -11,36 +11,24 @@
  * watch of each running handler's delivery that aborts the handler when its event is cancelled.
  * It prints nothing (hooks report everything) and never acks an event whose handler did not finish,
  * except a cancelled one (`cancelled`, once its handler settled or outlived the shutdown grace).
+ * Over 400 lines because it is the one place that composes the parts (poller, lease set, settler,
+ * circuit, cancellations, turn), each of which lives, with its rules, in internal/driver/.
  */
 
-import type { DriverHooks, DriverOptions, DriverSummary, EventHandler } from "./driver-types.js";
-import { CancelledError, CapHttpError, type CapSdkError } from "./errors.js";
+import type { DriverHooks, DriverOptions, DriverSummary } from "./driver-types.js";
+import { type CancelledError, CapHttpError, type CapSdkError } from "./errors.js";
 import type { Feature } from "./generated/constants.js";
 import { type HandledStore, MemoryHandledStore } from "./handled-store.js";
 import { type Clock, realClock, realSleep, type Sleep, stableJitter } from "./internal/client/time.js";
 import { Backoff } from "./internal/driver/backoff.js";
-import { CancelWatch } from "./internal/driver/cancel-watch.js";
+import { Cancellations } from "./internal/driver/cancellations.js";
 import { classifyFailure, RetryCircuit } from "./internal/driver/circuit.js";
+import { handlerFor } from "./internal/driver/dispatch.js";
 import { LeaseSet } from "./internal/driver/lease.js";
 import { Poller } from "./internal/driver/poller.js";
 import { delaySecondsOf, Settler } from "./internal/driver/settle.js";
 import { runTurn } from "./internal/driver/turn.js";
 import type { AckResult, Event, Info } from "./types.js";
-
-/** The production kernel's names for documented types: a map without a handler for one uses the CAP one. */
-const PRODUCTION_ALIASES: Record<string, string> = {
-  "chat.mention": "mention.received",
-  "thread.mention": "mention.received",
-  heartbeat: "heartbeat.tick",
-};
-
-/**
- * How long a handler runs before its delivery is watched for a cancel. Handlers that finish sooner (a
- * drain's quick ones) cost no request; a cancel in that window is still seen within it plus one round
- * trip, because the kernel answers a watch of an already-cancelled delivery at once — well inside the
- * one second from the cancel that CAP-CANCEL-10 asks of a watch.
- */
-const WATCH_AFTER_MS = 250;
 
 /**
  * Runs a driver until `options.signal` aborts (resolves with a summary) or the kernel refuses the
@@ -78,11 +66,7 @@ class DriverLoop {
   readonly #settler: Settler;
   /** Running handlers by event id, to abort one whose lease is lost or whose event is cancelled. */
   readonly #turns = new Map<string, AbortController>();
-  readonly #watch: CancelWatch;
-  /** Watch running handlers for cancels: the kernel advertises `cancel`. */
-  #watching = false;
-  /** Cancels learned of events this driver holds, until each is acked `cancelled` (or moot). */
-  readonly #cancels = new Map<string, CancelledError>();
+  readonly #cancels: Cancellations;
 
   constructor(options: DriverOptions) {
     this.#o = options;
@@ -125,14 +109,13 @@ class DriverLoop {
       onError: (stage, error, event) => this.#emit("onError", { stage, error, event }),
       onRelease: (info) => this.#emit("onRelease", info),
     });
-    this.#watch = new CancelWatch({
+    this.#cancels = new Cancellations({
       client: options.client,
       clock: this.#clock,
       sleep: this.#sleep,
-      delayMs: WATCH_AFTER_MS,
       retryBaseMs: this.#interval,
       jitter: this.#jitter,
-      onCancel: (event, reason, requestedAt, cause) => this.#cancel(event, reason, requestedAt, cause),
+      onCancel: (event, error) => this.#onCancel(event, error),
       onError: (event, error) => this.#emit("onError", { stage: "watch", error, event }),
     });
   }
@@ -152,7 +135,7 @@ class DriverLoop {
       // Acks of finished handlers go out even when the loop ends by auth_stopped.
       await this.#settler.drain();
       this.#leases.close();
-      this.#watch.close();
+      this.#cancels.close();
     }
     return this.#summary;
   }
@@ -217,7 +200,7 @@ class DriverLoop {
       // acks and no releases.
       this.#settler.batchAck = has("batch-ack");
       this.#settler.release = has("release");
-      this.#watching = has("cancel");
+      this.#cancels.watching = has("cancel");
     } catch (error) {
       // No /info (the production kernel has none): learn by trying. Other failures: ask again next time.
       if (
@@ -284,7 +267,7 @@ class DriverLoop {
     await Promise.all(givingBack);
     // Waiting events cancelled before their turn came (a renew told): acked, never started.
     for (const event of events) {
-      const cancel = this.#cancels.get(event.id);
+      const cancel = this.#cancels.take(event.id);
       if (cancel) await this.#ackCancelled(event, cancel);
     }
     return failureDelay;
@@ -296,15 +279,6 @@ class DriverLoop {
     if (await this.#settler.giveBack(event, delaySeconds, reason)) this.#summary.returned++;
   }
 
-  #handlerFor(type: string): EventHandler | undefined {
-    const { handle } = this.#o;
-    if (typeof handle === "function") return handle;
-    if (Object.hasOwn(handle, type) && typeof handle[type] === "function") return handle[type];
-    const alias = PRODUCTION_ALIASES[type];
-    if (alias && typeof handle[alias] === "function") return handle[alias];
-    return this.#o.onUnknown;
-  }
-
   /** Dedup, dispatch, ack. Returns a delay when the handler failed. Never throws. */
   async #process(event: Event): Promise<number | undefined> {
     this.#emit("onEvent", event);
@@ -314,7 +288,7 @@ class DriverLoop {
       await this.#ack(event, prior, true);
       return undefined;
     }
-    const handler = this.#handlerFor(event.type);
+    const handler = handlerFor(this.#o.handle, this.#o.onUnknown, event.type);
     if (!handler) {
       this.#summary.skipped++;
       const result: AckResult = { outcome: "skipped", reason: `no handler for event type ${event.type}` };
@@ -326,7 +300,7 @@ class DriverLoop {
     let posted = false;
     const handlerAbort = new AbortController();
     this.#turns.set(event.id, handlerAbort);
-    if (this.#watching) this.#watch.start(event);
+    this.#cancels.start(event);
     const outcome = await runTurn({
       event,
       handler,
@@ -341,13 +315,13 @@ class DriverLoop {
       },
     });
     this.#turns.delete(event.id);
-    this.#watch.end(event.id);
+    this.#cancels.end(event.id);
+    // A cancel learned after the handler settled changes nothing: its own result is acked.
+    this.#cancels.take(event.id);
     if (outcome.kind === "cancelled") {
       await this.#ackCancelled(event, outcome.error);
       return undefined;
     }
-    // A cancel learned after the handler settled changes nothing: its own result is acked.
-    this.#cancels.delete(event.id);
     if (outcome.kind === "given_up") {
       this.#summary.released++;
       if (this.#leases.holds(event.id))
@@ -401,12 +375,7 @@ class DriverLoop {
 
   /** A held event's lease was lost: abort its handler if it runs; a waiting one will not start. */
   #onLost(event: Event, error: CapSdkError): void {
-    const answer = error.cause;
-    if (answer instanceof CapHttpError && answer.details?.cancelled === true) {
-      const reason = answer.details.reason;
-      this.#cancel(event, typeof reason === "string" ? reason : "requested", undefined, answer);
-      return;
-    }
+    if (this.#cancels.fromLost(event, error)) return;
     const turn = this.#turns.get(event.id);
     if (!turn) this.#summary.released++;
     this.#emit("onLeaseLost", { event, error });
@@ -414,16 +383,13 @@ class DriverLoop {
   }
 
   /**
-   * The kernel cancelled a held event (the watch, or a renew answered 409 with `details.cancelled`):
-   * stop renewing and watching it, and abort its handler with a `CancelledError` (a waiting event will
-   * not start). The ack `cancelled` follows once the handler settled, or at the end of the batch.
+   * The kernel cancelled a held event: stop renewing it and abort its handler with the `CancelledError`
+   * (a waiting event will not start). The ack `cancelled` follows once the handler settled, or at the
+   * end of the batch for a waiting one.
    */
-  #cancel(event: Event, reason: string, requestedAt: string | undefined, cause?: unknown): void {
-    if (this.#cancels.has(event.id)) return;
-    const error = new CancelledError(event.id, reason, requestedAt, cause === undefined ? undefined : { cause });
-    this.#cancels.set(event.id, error);
+  #onCancel(event: Event, error: CancelledError): void {
     this.#leases.drop(event.id);
-    this.#watch.end(event.id);
+    const { reason, requestedAt } = error;
     this.#emit("onCancel", { event, reason, ...(requestedAt ? { requestedAt } : {}) });
     const turn = this.#turns.get(event.id);
     if (turn && !turn.signal.aborted) turn.abort(error);
@@ -431,7 +397,6 @@ class DriverLoop {
 
   /** Ack a cancelled event `cancelled` (CAP-CANCEL-18): the kernel keeps it `cancelled` and records this. */
   async #ackCancelled(event: Event, cancel: CancelledError): Promise<void> {
-    this.#cancels.delete(event.id);
     this.#summary.cancelled++;
     const result: AckResult = { outcome: "cancelled", reason: cancel.reason };
     await this.#remember(event, result);

@@ -68,7 +68,8 @@ export class FakeKernel {
   /** Errors thrown by the next renews, in order. */
   readonly renewErrors: unknown[] = [];
   /** Every cancellation watch: when it was sent, and how it ended (`cancelled`, `quiet`, `aborted`, an error code). */
-  readonly watches: Array<{ id: string; attempts: number; waitSeconds: number; at: number; end?: string }> = [];
+  readonly watches: Array<{ id: string; attempts: number; waitSeconds: number; at: number; end?: string }> =
+    [];
   /** Errors thrown by the next watches, in order. */
   readonly watchErrors: unknown[] = [];
   /** Answer watches at once with `cancelRequested: false`, like a kernel that ignores `waitSeconds`. */
@@ -209,7 +210,12 @@ export class FakeKernel {
     | { cancelRequested: false; leaseExpiresAt: string }
   > {
     const waitSeconds = query.waitSeconds ?? 0;
-    const watch: (typeof this.watches)[number] = { id, attempts: query.attempts, waitSeconds, at: this.time.now };
+    const watch: (typeof this.watches)[number] = {
+      id,
+      attempts: query.attempts,
+      waitSeconds,
+      at: this.time.now,
+    };
     this.watches.push(watch);
     await Promise.resolve();
     const failure = this.watchErrors.shift();

@@ -9,8 +9,8 @@ import { CapSdkError } from "../../errors.js";
 import type {
   AckResponse,
   BatchAckResponse,
-  CancelResponse,
   Cancellation,
+  CancelResponse,
   DecisionResponse,
   Event,
   EventList,
@@ -125,7 +125,12 @@ export function readCancellation(operation: string, data: unknown): Cancellation
   const raw = body(operation, data);
   const text = (key: string, fallback: string) => (typeof raw[key] === "string" ? raw[key] : fallback);
   if (raw.cancelRequested === true)
-    return { ...raw, cancelRequested: true, reason: text("reason", "requested"), requestedAt: text("requestedAt", "") };
+    return {
+      ...raw,
+      cancelRequested: true,
+      reason: text("reason", "requested"),
+      requestedAt: text("requestedAt", ""),
+    };
   if (raw.cancelRequested === false)
     return { ...raw, cancelRequested: false, leaseExpiresAt: text("leaseExpiresAt", "") };
   throw invalid(operation, "no boolean `cancelRequested`");

@@ -1,36 +1,44 @@
 /**
- * Watches the delivery of every running handler for a cancel (CAP feature `cancel`): once a turn has
- * run `delayMs`, one long-poll at a time, `GET /events/{id}/cancellation?attempts=n&waitSeconds=20`,
- * again and again until the turn ends (its request is aborted then), the kernel answers that the
- * delivery was cancelled (`onCancel`, and the watch ends), or the delivery is no longer held (409
- * `lease_lost` or 404: the lease set's next renew finds that out as well and the driver's lease-lost
- * path handles it). A turn that ends within `delayMs` costs no request: the kernel answers a watch of
- * an already-cancelled delivery at once, so a cancel in the first `delayMs` is still seen `delayMs`
- * plus one round trip after it. Failures back off from the poll interval (network, timeouts, 5xx;
- * a 429 never sooner than its `Retry-After`), and so does a kernel that answers "not cancelled" far
- * sooner than the wait it was asked for: it must never poll in a tight loop. It never throws, and it
- * keeps at most one timer for the turns whose watch has not started.
+ * What the driver knows of cancels (CAP feature `cancel`) of the events it holds, and how it learns
+ * them. Where the kernel advertises `cancel`, the delivery of every running handler is watched once the
+ * turn has run `WATCH_AFTER_MS`: one long-poll at a time, `GET /events/{id}/cancellation?attempts=n&
+ * waitSeconds=20`, again and again until the turn ends (its request is aborted then), the kernel
+ * answers that the delivery was cancelled, or the delivery is no longer held (409 `lease_lost` or 404:
+ * the lease set's next renew finds that out as well and the driver's lease-lost path handles it). A
+ * renew answered 409 with `details.cancelled` (any kernel, watched or not) is the other way in. Each
+ * cancel is reported once (`onCancel`) and kept until the driver takes it to ack the event.
+ * Failures of a watch back off from the poll interval (network, timeouts, 5xx; a 429 never sooner
+ * than its `Retry-After`), and so does a kernel that answers "not cancelled" far sooner than the wait
+ * it was asked for: a watch must never poll in a tight loop. It never throws, and keeps at most one
+ * timer for the turns whose watch has not started.
  */
 import type { CapClient } from "../../client.js";
-import { CapHttpError } from "../../errors.js";
+import { CancelledError, CapHttpError, type CapSdkError } from "../../errors.js";
 import type { Event } from "../../types.js";
 import type { Clock, Sleep } from "../client/time.js";
 import { Backoff } from "./backoff.js";
 
-export interface CancelWatchOptions {
+export interface CancellationsOptions {
   client: CapClient;
   clock: Clock;
   sleep: Sleep;
-  /** How long a turn runs before its watch starts, in ms. */
-  delayMs: number;
   /** The first delay after a failed watch, in ms (the driver's poll interval). */
   retryBaseMs: number;
   /** The agent's stable delay offset, a fraction in [0, 0.2). */
   jitter: number;
-  /** The kernel says the delivery was cancelled (by the watch, or a 409 carrying `details.cancelled`). */
-  onCancel(event: Event, reason: string, requestedAt: string | undefined, cause?: unknown): void;
+  /** A held event was cancelled (called once per event): stop holding it, abort its handler. */
+  onCancel(event: Event, error: CancelledError): void;
+  /** A watch failed (it is retried, or ends when retrying cannot help). */
   onError(event: Event, error: unknown): void;
 }
+
+/**
+ * How long a handler runs before its delivery is watched. Handlers that finish sooner (a drain's quick
+ * ones) cost no request; a cancel in that window is still seen within it plus one round trip, because
+ * the kernel answers a watch of an already-cancelled delivery at once: well inside the one second from
+ * the cancel that CAP-CANCEL-10 asks of a watch.
+ */
+export const WATCH_AFTER_MS = 250;
 
 /** Seconds each watch waits: CAP-CANCEL-16's "at least 20", under the route's 25. */
 export const WATCH_WAIT_SECONDS = 20;
@@ -53,23 +61,56 @@ type Verdict =
   | { stop: true; cancelled?: { reason: string }; report?: boolean }
   | { stop: false; delayMs: number };
 
-export class CancelWatch {
-  readonly #o: CancelWatchOptions;
+export class Cancellations {
+  /** Watch running handlers: the kernel advertises `cancel`. */
+  watching = false;
+  readonly #o: CancellationsOptions;
   readonly #turns = new Map<string, Watched>();
+  /** Cancels learned, by event id, until the driver takes them. */
+  readonly #known = new Map<string, CancelledError>();
   readonly #closed = new AbortController();
   #scheduling = false;
   /** False once the kernel showed it has no watch route: no more watches this run. */
   #supported = true;
 
-  constructor(options: CancelWatchOptions) {
+  constructor(options: CancellationsOptions) {
     this.#o = options;
   }
 
-  /** Watch `event`'s delivery (its handler just started) from `delayMs` on. */
+  /** Watch `event`'s delivery (its handler just started) from `WATCH_AFTER_MS` on. */
   start(event: Event): void {
-    if (!this.#supported || this.#closed.signal.aborted) return;
-    this.#turns.set(event.id, { event, due: this.#o.clock() + this.#o.delayMs });
+    if (!this.watching || !this.#supported || this.#closed.signal.aborted) return;
+    this.#turns.set(event.id, { event, due: this.#o.clock() + WATCH_AFTER_MS });
     if (!this.#scheduling) void this.#schedule();
+  }
+
+  /** A renew (or release) lost the lease: when the kernel said it was cancelled, learn it; true then. */
+  fromLost(event: Event, lost: CapSdkError): boolean {
+    const answer = lost.cause;
+    if (!(answer instanceof CapHttpError && answer.status === 409 && answer.details?.cancelled === true))
+      return false;
+    this.#learn(event, reasonOf(answer.details), undefined, answer);
+    return true;
+  }
+
+  /** The cancel learned of `id`, forgotten: the driver acks it now, or it came too late to matter. */
+  take(id: string): CancelledError | undefined {
+    const known = this.#known.get(id);
+    this.#known.delete(id);
+    return known;
+  }
+
+  #learn(event: Event, reason: string, requestedAt: string | undefined, cause?: unknown): void {
+    this.end(event.id);
+    if (this.#known.has(event.id)) return;
+    const error = new CancelledError(
+      event.id,
+      reason,
+      requestedAt,
+      cause === undefined ? undefined : { cause },
+    );
+    this.#known.set(event.id, error);
+    this.#o.onCancel(event, error);
   }
 
   /** Stop watching `id` (its handler settled, or the cancel is known): its request is aborted. */
@@ -124,8 +165,7 @@ export class CancelWatch {
         );
         if (!current()) return;
         if (answer.cancelRequested) {
-          this.#turns.delete(event.id);
-          this.#o.onCancel(event, answer.reason, answer.requestedAt || undefined);
+          this.#learn(event, answer.reason, answer.requestedAt || undefined);
           return;
         }
         if (this.#o.clock() - sent >= EARLY_ANSWER_MS) backoff?.reset();
@@ -137,8 +177,8 @@ export class CancelWatch {
         if (!current()) return;
         const verdict = this.#judge(error);
         if (verdict.stop) {
-          this.#turns.delete(event.id);
-          if (verdict.cancelled) this.#o.onCancel(event, verdict.cancelled.reason, undefined, error);
+          this.end(event.id);
+          if (verdict.cancelled) this.#learn(event, verdict.cancelled.reason, undefined, error);
           if (verdict.report) this.#o.onError(event, error);
           return;
         }
@@ -160,7 +200,7 @@ export class CancelWatch {
     if (!(error instanceof CapHttpError)) return { stop: false, delayMs: 0 };
     const details = error.details;
     if (error.status === 409 && details?.cancelled === true)
-      return { stop: true, cancelled: { reason: typeof details.reason === "string" ? details.reason : "requested" } };
+      return { stop: true, cancelled: { reason: reasonOf(details) } };
     if (error.status === 409 || error.code === "event_not_found") return { stop: true };
     if (error.status === 429 || error.status >= 500)
       return { stop: false, delayMs: (error.retryAfterSeconds ?? 0) * 1000 };
@@ -172,4 +212,8 @@ export class CancelWatch {
     // 400, 401, 403…: another try would get the same answer; the poll loop deals with the token.
     return { stop: true, report: true };
   }
+}
+
+function reasonOf(details: Record<string, unknown>): string {
+  return typeof details.reason === "string" ? details.reason : "requested";
 }
