@@ -5,7 +5,8 @@
  * human: the worker's held watch answers `cancelRequested`, its renew answers `409 lease_lost` with
  * `details.cancelled`, the queue view shows `cancelled` with its reason, time and "by you", and the worker's
  * `cancelled` ack is shown as the driver having stopped. A Stop that finds the event already acked says
- * there was nothing to stop; a Stop whose request never reaches the kernel, and one by a person who has just
+ * there was nothing to stop; a delivery a newer human message superseded (double texting, `interrupt`) shows
+ * as cancelled by the kernel; a Stop whose request never reaches the kernel, and one by a person who has just
  * been removed from the pod, say why in the row and in a toast, and leave the button to try again.
  */
 import { mkdirSync } from "node:fs";
@@ -102,18 +103,13 @@ describe("stopping a running delivery from the dev console", () => {
     expect(await cancelled.locator(".cancel-reason").textContent()).toBe("stopped on request");
     expect(await cancelled.locator(".cancel-reason").getAttribute("title")).toBe("requested");
     expect(await cancelled.locator(".cancelled-by").textContent()).toBe("you");
-    const queued = await kernel.state("worker", id);
-    const wire = queued as typeof queued & {
-      cancelledAt: string;
-      cancelledBy: unknown;
-      cancelReason: string;
-    };
+    const wire = await kernel.state("worker", id);
     expect(wire).toMatchObject({
       state: "cancelled",
       cancelReason: "requested",
       cancelledBy: { kind: "human", id: member.id },
     });
-    expect(await cancelled.locator(".cancel-meta time").getAttribute("datetime")).toBe(wire.cancelledAt);
+    expect(await cancelled.locator(".cancel-meta time").getAttribute("datetime")).toBe(wire?.cancelledAt);
     await expect
       .poll(() => page.locator('[data-agent="worker/default"] .count.s-cancelled').textContent())
       .toBe("cancelled 1");
@@ -179,6 +175,30 @@ describe("stopping a running delivery from the dev console", () => {
     await row.locator("button.stop").click();
     await page.locator(`tr[data-event="${id}"][data-state="cancelled"]`).waitFor();
     expect(await page.locator(`tr[data-event="${id}"] .stop-error`).count()).toBe(0);
+  });
+
+  it("shows a delivery a newer human message superseded as cancelled by the kernel", async () => {
+    await kernel.setDoubleTexting("worker", "interrupt");
+    try {
+      await kernel.say("please summarise the thread");
+      const first = await worker("GET", "/events?limit=10");
+      expect(first.body.events.map((e: { type: string }) => e.type)).toEqual(["message.posted"]);
+      const held = first.body.events[0].id as string;
+      await runningRow(held);
+      // The human texts again while the turn runs: under `interrupt` the running delivery is cancelled.
+      await kernel.say("actually, only the last day");
+      const superseded = page.locator(`tr[data-event="${held}"][data-state="cancelled"]`);
+      await superseded.waitFor();
+      expect(await superseded.locator(".cancel-reason").textContent()).toBe("superseded by a newer message");
+      expect(await superseded.locator(".cancelled-by").textContent()).toBe("the kernel");
+      // The newer message's event is the next turn: the worker takes and finishes it.
+      const next = await worker("GET", "/events?limit=10");
+      expect(next.body.events).toHaveLength(1);
+      expect(next.body.events[0].supersedes).toEqual([held]);
+      expect((await worker("POST", `/events/${next.body.events[0].id}/ack`, {})).status).toBe(200);
+    } finally {
+      await kernel.setDoubleTexting("worker", "enqueue");
+    }
   });
 
   it("shows the kernel's refusal when the person is no longer a member of the pod", async () => {
