@@ -131,8 +131,9 @@ export interface DriverHooks {
    * The kernel cancelled an event this driver holds (feature `cancel`: its watch answered, or a renew
    * was answered 409 with `details.cancelled`): a running handler's signal was aborted with a
    * `CancelledError`, a waiting event will not be started; either is acked `cancelled` once its handler
-   * has settled (at most `shutdownTimeoutMs` later). `reason` is the canceller's (`requested`,
-   * `superseded`, …); `requestedAt` when the kernel said.
+   * has settled (at most `shutdownTimeoutMs` later) — unless the handler had already finished, whose
+   * own result is acked then. `reason` is the canceller's (`requested`, `superseded`, …); `requestedAt`
+   * when the kernel said.
    */
   onCancel?(info: { event: Event; reason: string; requestedAt?: string }): void;
   /** The driver chose (or fell back to) interval polling or long-polling. */
