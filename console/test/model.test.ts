@@ -1,13 +1,18 @@
 import { describe, expect, it } from "vitest";
 import {
+  cancellerLabel,
+  cancelReasonText,
   clockOffset,
   countByState,
   delayRemainingMs,
   formatAvailableIn,
   formatCountdown,
+  isRunning,
   leaseRemainingMs,
   parsePayload,
   payloadTemplate,
+  stopErrorText,
+  stopOutcome,
   takeTokenFromHash,
 } from "../public/js/model.js";
 
@@ -75,12 +80,95 @@ describe("release delay countdown", () => {
 
 describe("queue summary", () => {
   it("counts every state, zero when absent", () => {
-    expect(countByState([{ state: "leased" }, { state: "acked" }, { state: "acked" }])).toEqual({
+    expect(
+      countByState([{ state: "leased" }, { state: "acked" }, { state: "acked" }, { state: "cancelled" }]),
+    ).toEqual({
       pending: 0,
       leased: 1,
       acked: 2,
       failed: 0,
+      cancelled: 1,
     });
+  });
+});
+
+describe("stopping a running delivery", () => {
+  const now = Date.parse("2026-11-29T12:00:00.000Z");
+  // given an event as the queue view lists it, want whether it offers Stop.
+  const cases: Array<[string, { state: string; leaseExpiresAt?: string | null }, number, boolean]> = [
+    [
+      "a leased event with 20 s left",
+      { state: "leased", leaseExpiresAt: "2026-11-29T12:00:20.000Z" },
+      0,
+      true,
+    ],
+    [
+      "a leased event whose lease ended",
+      { state: "leased", leaseExpiresAt: "2026-11-29T11:59:59.000Z" },
+      0,
+      false,
+    ],
+    [
+      "a leased event whose lease ended on the kernel's clock, which runs 30 s ahead",
+      { state: "leased", leaseExpiresAt: "2026-11-29T12:00:20.000Z" },
+      30_000,
+      false,
+    ],
+    ["a leased event without a lease end", { state: "leased", leaseExpiresAt: null }, 0, false],
+    ["a pending event", { state: "pending", leaseExpiresAt: null }, 0, false],
+    ["an acked event", { state: "acked", leaseExpiresAt: "2026-11-29T12:00:20.000Z" }, 0, false],
+    [
+      "a cancelled event that keeps its lease end",
+      { state: "cancelled", leaseExpiresAt: "2026-11-29T12:00:20.000Z" },
+      0,
+      false,
+    ],
+  ];
+  for (const [name, event, offset, want] of cases) {
+    it(`${want ? "offers" : "does not offer"} Stop on ${name}`, () => {
+      expect(isRunning(event, offset, now)).toBe(want);
+    });
+  }
+
+  it.each([
+    [{ kind: "human", id: "usr_me" }, "usr_me", "you"],
+    [{ kind: "operator", id: "usr_me" }, "usr_me", "you"],
+    [{ kind: "human", id: "usr_other" }, "usr_me", "human usr_other"],
+    [{ kind: "operator", id: "usr_ops" }, "usr_me", "operator usr_ops"],
+    [{ kind: "kernel", id: null }, "usr_me", "the kernel"],
+    [{ kind: "agent", id: "agt_1" }, "usr_me", "the agent (agt_1)"],
+    [{ kind: "agent", id: "usr_me" }, "usr_me", "the agent (usr_me)"],
+    [null, "usr_me", "unknown"],
+  ])("names the canceller %j, seen by %s, as %j", (by, me, want) => {
+    expect(cancellerLabel(by, me)).toBe(want);
+  });
+
+  it.each([
+    ["requested", "stopped on request"],
+    [null, "stopped on request"],
+    ["superseded", "superseded by a newer message"],
+    ["wrong repository", "wrong repository"],
+  ])("reads the reason %j as %j", (reason, want) => {
+    expect(cancelReasonText(reason)).toBe(want);
+  });
+
+  it("says whether the Stop changed anything, from the kernel's answer", () => {
+    expect(stopOutcome("evt_1", { status: "cancelled", changed: true })).toMatch(/^Stopped evt_1/);
+    expect(stopOutcome("evt_1", { status: "acked", changed: false })).toBe(
+      "Nothing to stop: evt_1 was already acked.",
+    );
+  });
+
+  it("explains the errors a Stop can meet, and keeps the kernel's own message and code", () => {
+    expect(stopErrorText({ status: 404, code: "route_not_found", message: "Route not found" })).toBe(
+      "this kernel does not offer cancel (feature `cancel`) — Route not found (route_not_found)",
+    );
+    expect(stopErrorText({ status: 429, code: "rate_limited", message: "Slow down" })).toMatch(
+      /^too many requests.*\(rate_limited\)$/,
+    );
+    expect(stopErrorText({ status: 409, code: "something_new", message: "New rule" })).toBe(
+      "New rule (something_new)",
+    );
   });
 });
 

@@ -21,6 +21,11 @@ export const GOALS = {
   idleWakeSqlite: { of: "value", op: "<=", target: 10 },
   idleWakePostgres: { of: "value", op: "<=", target: 30 },
   idleRss: { of: "value", op: "<=", target: 250 },
+  /** Cancel to the SDK handler's abort (issue 34): 1 s p99 on one kernel, 2 s across PostgreSQL replicas. */
+  cancelSqlite: { of: "value", op: "<=", target: 1000 },
+  cancelPostgres: { of: "value", op: "<=", target: 2000 },
+  /** A running turn with nothing happening: at most one watch request per 20 s (CAP-CANCEL-16). */
+  cancelWatchRate: { of: "value", op: "<=", target: 1 },
   /** The SDK's drain over the bench's own drain of the same store and ack mode (comparisons below). */
   sdkOverBare: { of: "value", op: ">=", target: 0.9 },
   /** Every drain over the least queue's drain of the same store and ack mode, in the same run. */
@@ -61,6 +66,20 @@ export const IDS = {
     "idle-postgres-replicas-wake-p50",
     "idle-postgres-replicas-wake-p99",
     "idle-postgres-replicas-rss",
+  ],
+  cancelSqlite: [
+    "cancel-sqlite-p50",
+    "cancel-sqlite-p99",
+    "cancel-sqlite-turns-cpu",
+    "cancel-sqlite-turns-cpu-added",
+    "cancel-sqlite-watch-requests",
+  ],
+  cancelPostgres: [
+    "cancel-postgres-replicas-p50",
+    "cancel-postgres-replicas-p99",
+    "cancel-postgres-replicas-turns-cpu",
+    "cancel-postgres-replicas-turns-cpu-added",
+    "cancel-postgres-replicas-watch-requests",
   ],
   wakePostgres: [
     "wake-postgres-replicas-idle-p50",
@@ -341,4 +360,91 @@ export function ceilingFigures(store, mode, r, baselines) {
       notes: r.notes,
     },
   ];
+}
+
+/**
+ * Cancellation (scenarios/cancel.mjs): a human's cancel to the SDK handler's abort, p50/p99, and what 100
+ * running turns watching for a cancel add to the kernel's CPU beside the idle drivers, with the watch
+ * requests each turn makes per 20 s. Resolves {rows, skipped}: `skipped` (the reason) when no turn watched
+ * twice inside the CPU window, so the watch rate has no figure.
+ */
+export function cancelFigures(store, r) {
+  const pg = store === "postgres";
+  const prefix = pg ? "cancel-postgres-replicas" : "cancel-sqlite";
+  const label = pg ? "PostgreSQL, two replicas" : "SQLite, one process";
+  const common = { group: "Cancellation", better: "lower", store: pg ? "postgres-2-replicas" : "sqlite" };
+  const idle = `${r.drivers.toLocaleString("en-US")} idle drivers in waitSeconds=${r.waitSeconds}`;
+  const l = r.latency;
+  const per = (xs) => xs.map((c) => round(c, 3)).join(" / ");
+  // A difference of two noisy readings: it can come out just below zero (`|| 0` drops the sign of -0).
+  const added = r.busy.cores.map((c, i) => round(c - r.quiet.cores[i], 3) || 0);
+  const latencyNotes =
+    `${l.count} samples; max ${l.max} ms; from sending the human's POST /api/pods/{podId}/events/{eventId}/cancel ` +
+    `(the operator's token) to the runDriver handler's ctx.signal abort, the handler's cancel watch sent ${r.parkMs} ms before; ` +
+    `the cancel itself answered in p50 ${l.answered.p50} ms, p99 ${l.answered.p99} ms; ` +
+    `beside ${idle} and ${r.turns} running turns` +
+    (pg ? "; the human on replica 1, the driver on replica 2" : "") +
+    (l.missed
+      ? `; ${l.missed} samples missed (no start, watch or abort within the sample's time limit)`
+      : "") +
+    (l.unchanged ? `; ${l.unchanged} cancels answered changed: false` : "");
+  const split = pg ? `, split over the replicas` : "";
+  const rows = [
+    {
+      id: `${prefix}-p50`,
+      name: `${label}, human's cancel → SDK handler's abort, p50`,
+      unit: "ms",
+      value: round(l.p50, 2),
+      ...common,
+      samples: l.count,
+      notes: latencyNotes,
+    },
+    {
+      id: `${prefix}-p99`,
+      name: `${label}, human's cancel → SDK handler's abort, p99`,
+      unit: "ms",
+      value: round(l.p99, 2),
+      ...common,
+      samples: l.count,
+      goal: pg ? GOALS.cancelPostgres : GOALS.cancelSqlite,
+    },
+    {
+      id: `${prefix}-turns-cpu`,
+      name: `${label}, kernel CPU, ${idle} and ${r.turns} running turns watching for a cancel`,
+      unit: "core",
+      value: round(Math.max(...r.busy.cores), 3),
+      ...common,
+      notes:
+        `kernel CPU from /proc/<pid>/stat over ${round(r.busy.seconds, 1)} s once the turns had run a while${split}; ` +
+        `per replica ${per(r.busy.cores)} core; the same drivers without the turns, just before: ${per(r.quiet.cores)} core ` +
+        `over ${round(r.quiet.seconds, 1)} s; each turn is an SDK runDriver holding one delivery (its handler waits on ` +
+        `ctx.signal), renewing the lease and watching the delivery; generator ${round(r.generatorCores, 3)} core`,
+    },
+    {
+      id: `${prefix}-turns-cpu-added`,
+      name: `${label}, kernel CPU added by ${r.turns} running turns watching for a cancel`,
+      unit: "core",
+      value: round(Math.max(...added), 3),
+      ...common,
+      notes: `per replica ${per(added)} core: with the turns minus without them, the idle drivers in both`,
+    },
+  ];
+  const requests = Object.entries(r.requests)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(", ");
+  const counted =
+    `the ${r.turns} turns' SDK requests over the ${round(r.busy.seconds, 1)} s CPU window: ${requests} ` +
+    `(watch: GET /events/{id}/cancellation; renew: the lease, as without cancel), ${round(r.watchesPer20s, 3)} watch requests per turn per 20 s on average`;
+  // No turn watched twice inside the window (it is shorter than the SDK's wait): no gap, no figure.
+  if (!Number.isFinite(r.shortestGapMs)) return { rows, skipped: counted };
+  rows.push({
+    id: `${prefix}-watch-requests`,
+    name: `${label}, cancel-watch requests per running turn per 20 s, at most`,
+    unit: "requests",
+    value: round(20_000 / r.shortestGapMs, 3),
+    ...common,
+    goal: GOALS.cancelWatchRate,
+    notes: `20 s ÷ the shortest time between two watch requests of one turn, both in the window (${round(r.shortestGapMs / 1000, 3)} s); ${counted}`,
+  });
+  return { rows };
 }

@@ -30,7 +30,8 @@ export async function openStore(db, dist = kernelDist) {
 
 /**
  * One admin, one pod, and installed agents each with a runtime token: `names`, or `agents` of them named
- * `${prefix}-1..n`, through the CLI of the build `dist`. Resolves with {podId, agents: [{name, agentId, token}]}.
+ * `${prefix}-1..n`, through the CLI of the build `dist`. Resolves with {podId, agents: [{name, agentId, token}],
+ * operator: {id, token}} (the pod's owner, a kernel admin: the human of the admin routes).
  */
 export async function provision(db, { agents = 0, prefix = "bench", names, dist = kernelDist }) {
   const list = names ?? Array.from({ length: agents }, (_, i) => `${prefix}-${i + 1}`);
@@ -70,7 +71,8 @@ export async function provision(db, { agents = 0, prefix = "bench", names, dist 
       const identity = await store.findAgentIdentity(a.name, a.instanceId);
       withIds.push({ name: a.name, agentId: identity.id, token: a.token });
     }
-    return { podId: out.pods[0].id, agents: withIds };
+    const operator = { id: out.users[0].id, token: out.users[0].token };
+    return { podId: out.pods[0].id, agents: withIds, operator };
   } finally {
     await store.close();
   }

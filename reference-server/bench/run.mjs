@@ -15,6 +15,7 @@
  *   node bench/run.mjs --only drain,wake --out /tmp/r.json        (SQLite only: add `postgres` for its variants)
  *   node bench/run.mjs --only drain,batch,pollid,sdk,ceiling,postgres   (the drains and their yardsticks)
  *   node bench/run.mjs --only postgres                             (every PostgreSQL variant)
+ *   node bench/run.mjs --quick --only cancel,postgres              (the cancel scenario, both stores)
  *
  * PostgreSQL comes from CAP_BENCH_PG_URL / CAP_TEST_PG_URL or a throwaway cluster; without one, its
  * figures are reported as skipped. Every child process, database and temp file is removed at exit.
@@ -29,6 +30,7 @@ import { calibrate } from "./calibrate.mjs";
 import { cleanupAll, installExitHandlers, isExiting, onCleanup } from "./children.mjs";
 import {
   backlogFigures,
+  cancelFigures,
   ceilingFigures,
   conversationalFigures,
   drainFigures,
@@ -43,6 +45,7 @@ import { createDatabase, findPostgres } from "./postgres.mjs";
 import { createReport, renderTable, updateDocs, writeJson } from "./results.mjs";
 import { backlog } from "./scenarios/backlog.mjs";
 import { measureBaseline } from "./scenarios/baseline.mjs";
+import { cancel } from "./scenarios/cancel.mjs";
 import { ceiling } from "./scenarios/ceiling.mjs";
 import { conversational } from "./scenarios/conversational.mjs";
 import { drain, SkipScenario } from "./scenarios/drain.mjs";
@@ -75,6 +78,19 @@ const drainStep = (store, kind, ids) => ({
     });
   },
 });
+
+/** The cancel scenario's rows; its watch-rate figure is listed as skipped when the window held no gap. */
+async function cancelRows(ctx, store) {
+  const { rows, skipped } = cancelFigures(store, await cancel(ctx, store));
+  if (skipped) {
+    const id = `${store === "sqlite" ? "cancel-sqlite" : "cancel-postgres-replicas"}-watch-requests`;
+    report.skip(
+      [id],
+      `no turn sent two watch requests inside the CPU window (shorter than the SDK's wait); ${skipped}`,
+    );
+  }
+  return rows;
+}
 
 /** The least queue's drain of one ack mode, next to the kernel's drains it is the yardstick of. */
 const ceilingStep = (store, mode, ids) => ({
@@ -152,6 +168,18 @@ const STEPS = [
     run: async (ctx) => idleFigures("postgres", await idle(ctx, "postgres", ctx.idleProfile)),
   },
   {
+    scenario: "cancel",
+    store: "sqlite",
+    ids: IDS.cancelSqlite,
+    run: async (ctx) => cancelRows(ctx, "sqlite"),
+  },
+  {
+    scenario: "cancel",
+    store: "postgres",
+    ids: IDS.cancelPostgres,
+    run: async (ctx) => cancelRows(ctx, "postgres"),
+  },
+  {
     scenario: "redelivery",
     store: "sqlite",
     ids: IDS.redelivery,
@@ -175,7 +203,7 @@ const { values: args } = parseArgs({
     docs: { type: "boolean" },
     /** Write `node --cpu-prof` profiles of the idle scenario's kernel processes into this folder. */
     "cpu-prof-dir": { type: "string" },
-    /** Drivers of the idle scenario (default: 2,000 full, 50 quick), e.g. 10000 to check connection limits. */
+    /** Drivers of the idle and cancel scenarios (default: 2,000 full, 50 quick), e.g. 10000 to check connection limits. */
     "idle-drivers": { type: "string" },
   },
 });

@@ -12,7 +12,14 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
-const sdkIndex = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "sdk-ts", "dist", "index.js");
+export const sdkIndex = join(
+  dirname(fileURLToPath(import.meta.url)),
+  "..",
+  "..",
+  "sdk-ts",
+  "dist",
+  "index.js",
+);
 const RESULT = { outcome: "no_action" };
 
 /** Why the SDK drain cannot run, or null when the SDK is built. */

@@ -80,6 +80,13 @@ export function createApi({ token, fetch: fetchImpl = globalThis.fetch.bind(glob
     injectEvent: (input) => call("POST", "/api/admin/events", input),
     /** @param {string} podId */
     deadLetters: (podId) => call("GET", `/api/admin/dead-letters${qs({ podId })}`).then((d) => d.events ?? d),
+    /**
+     * Stops a running delivery, or drops a pending event, as this human (feature `cancel`): answers
+     * `{ok, status, changed}`; without a reason the kernel records `requested`.
+     * @param {string} podId @param {string} eventId @param {string} [reason]
+     */
+    cancelEvent: (podId, eventId, reason) =>
+      call("POST", `/api/pods/${enc(podId)}/events/${enc(eventId)}/cancel`, reason ? { reason } : {}),
     /** @param {string} eventId */
     requeue: (eventId) => call("POST", `/api/admin/dead-letters/${enc(eventId)}/requeue`),
   };

@@ -1,7 +1,8 @@
 // @ts-check
 /**
  * The dev console: pick a pod, watch its messages and each agent's queue (refreshed every second, lease
- * countdowns ticking on the kernel's clock), post as a human, inject an event, requeue a dead letter.
+ * countdowns ticking on the kernel's clock), stop a running delivery, post as a human, inject an event,
+ * requeue a dead letter.
  * All through the admin API (api.js) with the human token kept in localStorage.
  *
  * This module only wires the panels (panels/, one per section of the page) to the session and runs the
@@ -33,8 +34,9 @@ const inject = createInjectPanel(ctx);
 const deadLetters = createDeadLettersPanel(ctx);
 const pods = createPodPicker({ session, onSelect: selectPod });
 const login = createLoginPanel({
-  async onSignedIn(api) {
+  async onSignedIn(api, me) {
     session.api = api;
+    session.me = me;
     await pods.load();
   },
   onSignOut: signOut,
@@ -43,6 +45,7 @@ const login = createLoginPanel({
 function signOut() {
   stopRefresh();
   session.api = null;
+  session.me = null;
   pods.hide();
   $("live").hidden = true;
 }

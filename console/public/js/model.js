@@ -1,11 +1,11 @@
 // @ts-check
 /**
  * The console's pure logic, without the DOM (unit-tested in Node): lease and release-delay countdowns on the
- * kernel's clock, queue summaries, payload templates for injected events, token hand-over through the URL
- * fragment.
+ * kernel's clock, queue summaries, which deliveries can be stopped and how a cancel reads, payload templates
+ * for injected events, token hand-over through the URL fragment.
  */
 
-export const STATES = /** @type {const} */ (["pending", "leased", "acked", "failed"]);
+export const STATES = /** @type {const} */ (["pending", "leased", "acked", "failed", "cancelled"]);
 
 /** How far the kernel's clock is ahead of ours, from the `now` a queue view carries. */
 export function clockOffset(/** @type {string} */ serverNowIso, /** @type {number} */ localNowMs) {
@@ -50,6 +50,69 @@ export function delayRemainingMs(
 /** "in 12.3 s" while a release delay runs, "ready" once it has ended. */
 export function formatAvailableIn(/** @type {number | null} */ ms) {
   return ms !== null && ms > 0 ? `in ${formatCountdown(ms)}` : "ready";
+}
+
+/**
+ * Whether the console offers Stop on an event (feature `cancel`): a delivery a driver holds, its lease still
+ * running on the kernel's clock. A lease that ended is no running turn: its event waits for the next poll.
+ */
+export function isRunning(
+  /** @type {{state: string, leaseExpiresAt?: string | null}} */ e,
+  /** @type {number} */ offsetMs,
+  /** @type {number} */ localNowMs,
+) {
+  if (e.state !== "leased") return false;
+  const ms = leaseRemainingMs(e.leaseExpiresAt, offsetMs, localNowMs);
+  return ms !== null && ms > 0;
+}
+
+/**
+ * Who cancelled an event, as the queue view says it: "you" for the signed-in person, "the kernel" for double
+ * texting, otherwise the kind and id the kernel recorded (`cancelledBy`).
+ */
+export function cancellerLabel(
+  /** @type {{kind?: string, id?: string | null} | null | undefined} */ by,
+  /** @type {string | null | undefined} */ meId,
+) {
+  if (!by || typeof by !== "object" || typeof by.kind !== "string") return "unknown";
+  if (meId && by.id === meId && by.kind !== "agent" && by.kind !== "kernel") return "you";
+  if (by.kind === "kernel") return "the kernel";
+  if (by.kind === "agent") return by.id ? `the agent (${by.id})` : "the agent";
+  return by.id ? `${by.kind} ${by.id}` : by.kind;
+}
+
+/** A cancel reason for people: the kernel's two own reasons spelled out, a caller's reason as given. */
+export function cancelReasonText(/** @type {string | null | undefined} */ reason) {
+  if (!reason || reason === "requested") return "stopped on request";
+  if (reason === "superseded") return "superseded by a newer message";
+  return reason;
+}
+
+/** What a Stop did, from the kernel's answer `{ok, status, changed}` (CAP-CANCEL-2, CAP-CANCEL-3). */
+export function stopOutcome(
+  /** @type {string} */ eventId,
+  /** @type {{status?: string, changed?: boolean} | null} */ answer,
+) {
+  if (answer?.changed) return `Stopped ${eventId}: its driver is told, and it is never delivered again.`;
+  return `Nothing to stop: ${eventId} was already ${answer?.status ?? "settled"}.`;
+}
+
+/**
+ * Why a Stop failed, for people: what the kernel's error code means here, then its own message and code.
+ * `err`: an ApiError's {status, code, message}.
+ */
+export function stopErrorText(/** @type {{status: number, code: string, message: string}} */ err) {
+  const hints = /** @type {Record<string, string>} */ ({
+    route_not_found: "this kernel does not offer cancel (feature `cancel`)",
+    event_not_found: "the event is not in this pod any more",
+    pod_not_found: "you are not a member of this pod (any more)",
+    not_pod_member: "you are not a member of this pod (any more)",
+    forbidden: "you may not stop this agent's work",
+    network_error: "the kernel did not answer; nothing is known to have changed",
+  });
+  const hint = hints[err.code] ?? (err.status === 429 ? "too many requests: try again in a moment" : "");
+  const detail = `${err.message} (${err.code})`;
+  return hint ? `${hint} — ${detail}` : detail;
 }
 
 /** Counts of events by state, every state present (0 when none). */

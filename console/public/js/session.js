@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * What the panels share about the signed-in person: the admin API client, the chosen pod, the kernel's
+ * What the panels share about the signed-in person: the admin API client, who they are, the chosen pod, the kernel's
  * clock offset and the pod's agents from the last refresh, and where the token and pod are remembered
  * (this browser's localStorage only).
  */
@@ -12,6 +12,7 @@ const POD_KEY = "cap-console.pod";
  * @typedef {{agentName: string, instanceId: string, events: any[]}} AgentQueue
  * @typedef {{
  *   api: ReturnType<typeof import("./api.js").createApi> | null,
+ *   me: {id: string, name?: string} | null,
  *   podId: string | null,
  *   offsetMs: number,
  *   agents: AgentQueue[],
@@ -21,7 +22,7 @@ const POD_KEY = "cap-console.pod";
 
 /** @returns {Session} */
 export function createSession() {
-  return { api: null, podId: null, offsetMs: 0, agents: [] };
+  return { api: null, me: null, podId: null, offsetMs: 0, agents: [] };
 }
 
 export const savedToken = () => localStorage.getItem(TOKEN_KEY);

@@ -1,9 +1,10 @@
 /**
  * The dev console at 400, 1280 and 1440 px in headless Chromium against a real `cap-kernel` (spawned,
  * SQLite, one delivery per event): two events released by their driver with long reasons — 400 characters
- * without a space, and 400 with spaces — become dead letters. At each width (one browser, one context per
- * width) the page must not scroll sideways and every Requeue button must lie inside the window, unclipped
- * by any scrolling or hidden-overflow ancestor, and still requeue. Screenshots at 400 and 1280 px go to
+ * without a space, and 400 with spaces — become dead letters, and a third is held by the driver (a running
+ * delivery, with a Stop button). At each width (one browser, one context per width) the page must not scroll
+ * sideways and every Requeue and Stop button must lie inside the window, unclipped by any scrolling or
+ * hidden-overflow ancestor, and the Requeue buttons still requeue. Screenshots at 400 and 1280 px go to
  * console/test-results/.
  */
 import { mkdirSync } from "node:fs";
@@ -25,6 +26,7 @@ const REASONS = [
 let kernel: TestKernel;
 let browser: Browser;
 const ids: string[] = [];
+let running = "";
 
 async function cap(method: string, path: string, body?: unknown) {
   const res = await fetch(`${kernel.url}/api/agents/runtime${path}`, {
@@ -40,7 +42,8 @@ async function cap(method: string, path: string, body?: unknown) {
 }
 
 beforeAll(async () => {
-  kernel = await startKernel({ agents: ["relay"], leaseSeconds: 30, maxAttempts: 1 });
+  // A lease far longer than the test, so the held delivery runs (and offers Stop) at every width.
+  kernel = await startKernel({ agents: ["relay"], leaseSeconds: 300, maxAttempts: 1 });
   for (const title of ["first", "second"]) {
     const { id } = await kernel.admin.post("/api/admin/events", {
       agentName: "relay",
@@ -57,6 +60,8 @@ beforeAll(async () => {
     const answer = await cap("POST", `/events/${id}/release`, { attempts: 1, reason: REASONS[i] });
     expect(answer).toMatchObject({ status: "failed" });
   }
+  running = await kernel.emit("relay", "task.assigned", { taskId: "held", title: "held" });
+  expect((await cap("GET", "/events?limit=10")).events.map((e: { id: string }) => e.id)).toEqual([running]);
   browser = await launchChromium();
   mkdirSync(resultsDir, { recursive: true });
 });
@@ -66,8 +71,8 @@ afterAll(async () => {
   await kernel?.stop();
 });
 
-/** Where each Requeue button is, and whether a clipping ancestor or the window cuts it off. */
-function requeueFaults(page: Page) {
+/** Where each Requeue and Stop button is, and whether a clipping ancestor or the window cuts it off. */
+function buttonFaults(page: Page) {
   return page.evaluate(() => {
     const faults: string[] = [];
     const doc = document.documentElement;
@@ -77,17 +82,20 @@ function requeueFaults(page: Page) {
         .map((e) => `<${e.tagName.toLowerCase()} class="${e.className}">`);
       faults.push(`page is ${doc.scrollWidth} px wide in ${innerWidth}: ${wide.slice(0, 3).join(", ")}`);
     }
-    for (const button of document.querySelectorAll<HTMLElement>("#dead-letters button.requeue")) {
+    for (const button of document.querySelectorAll<HTMLElement>(
+      "#dead-letters button.requeue, #queues button.stop",
+    )) {
       const b = button.getBoundingClientRect();
-      const id = button.closest("tr")?.getAttribute("data-dead");
+      const row = button.closest("tr");
+      const id = `${row?.getAttribute("data-dead") ?? row?.getAttribute("data-event")} ${button.textContent}`;
       if (b.width === 0 || b.left < 0 || b.right > innerWidth)
-        faults.push(`${id}: Requeue at ${Math.round(b.left)}–${Math.round(b.right)} of ${innerWidth}`);
+        faults.push(`${id}: at ${Math.round(b.left)}–${Math.round(b.right)} of ${innerWidth}`);
       for (let el = button.parentElement; el && el !== document.body; el = el.parentElement) {
         const style = getComputedStyle(el);
         if (style.overflowX === "visible") continue;
         const box = el.getBoundingClientRect();
         if (b.left < box.left - 0.5 || b.right > box.right + 0.5)
-          faults.push(`${id}: Requeue cut off by <${el.tagName.toLowerCase()} class="${el.className}">`);
+          faults.push(`${id}: cut off by <${el.tagName.toLowerCase()} class="${el.className}">`);
       }
     }
     return faults;
@@ -96,7 +104,7 @@ function requeueFaults(page: Page) {
 
 describe("the dev console at three widths, with long release reasons", () => {
   it.each([400, 1280, 1440])(
-    "keeps every Requeue button inside the window at %i px, with no sideways scroll",
+    "keeps every Requeue and Stop button inside the window at %i px, with no sideways scroll",
     async (width) => {
       const context = await browser.newContext({ viewport: { width, height: 900 } });
       const page = await context.newPage();
@@ -107,7 +115,8 @@ describe("the dev console at three widths, with long release reasons", () => {
       const reasons = await page.locator("#dead-letters .release-reason").allTextContents();
       expect(reasons.sort()).toEqual([...REASONS].sort());
       await page.locator(`tr[data-event="${ids[0]}"][data-state="failed"]`).waitFor();
-      expect(await requeueFaults(page)).toEqual([]);
+      await page.locator(`tr[data-event="${running}"] button.stop`).waitFor();
+      expect(await buttonFaults(page)).toEqual([]);
       for (const id of ids)
         expect(await page.locator(`#dead-letters tr[data-dead="${id}"] button.requeue`).isVisible()).toBe(
           true,

@@ -23,13 +23,13 @@ import { startKernel } from "../kernel-process.mjs";
 import { sleep, summarize } from "../stats.mjs";
 
 /** [user, system] CPU seconds of a live process, from /proc/<pid>/stat (100 ticks/s). */
-function cpuSplit(pid) {
+export function cpuSplit(pid) {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return [Number(f[11]) / 100, Number(f[12]) / 100];
 }
 
-function pool(baseUrl, connections, waitSeconds) {
+export function pool(baseUrl, connections, waitSeconds) {
   return new Pool(baseUrl, {
     connections,
     pipelining: 1,
@@ -39,7 +39,7 @@ function pool(baseUrl, connections, waitSeconds) {
   });
 }
 
-async function request(p, method, path, token, body) {
+export async function request(p, method, path, token, body) {
   const started = performance.now();
   const r = await p.request({
     method,
@@ -55,7 +55,7 @@ async function request(p, method, path, token, body) {
 }
 
 /** One idle driver: long-poll, ack anything that arrives (nothing should), repeat until stopped. */
-async function idleDriver(p, token, waitSeconds, state) {
+export async function idleDriver(p, token, waitSeconds, state) {
   while (!state.stopped) {
     try {
       const r = await request(p, "GET", `/events?limit=10&waitSeconds=${waitSeconds}`, token);
