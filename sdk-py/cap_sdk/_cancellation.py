@@ -3,6 +3,11 @@ thread per running handler long-polls `GET /events/{id}/cancellation` with 20-se
 with nothing happening costs one request per 20 s and the kernel never has to connect out (it works
 behind NAT, as polling does). `cancel_reason_of` reads the same news from a renew's or release's 409.
 
+A watch that ends without a cancel renews the delivery's lease (CAP-CANCEL-9: the kernel holds it until
+a third of the lease is left at most), so the watch is also the turn's renewal: `on_watching` tells the
+lease keeper when a request is in flight (the keeper leaves the event alone) and when the watch stopped
+working or pauses (the keeper's timer takes over), and `on_renewed` hands it each answered lease end.
+
 A watch starts a moment after its handler (a handler done by then needs none, so quick turns cost no
 extra request) and ends when the turn does, its request cut off at once. It never raises and never
 spins: failures and answers that came back too fast are retried after a growing pause.
@@ -43,7 +48,10 @@ class CancelWatch:
     """Watches delivery `event["attempts"]` of one event until it is cancelled (`on_cancel(reason,
     requested_at)`), lost (`on_lost(error)`: a 409 or `event_not_found`), the route turns out to be missing
     (`on_unsupported()`: 404 of the route, 405), or `close()` is called. Other failures go to `on_error`
-    and are retried. Callbacks run on the watch's thread, each at most once per watch."""
+    and are retried. Those four run on the watch's thread, each at most once per watch. Each answer
+    without a cancel (the kernel renewed the lease) goes to `on_renewed(lease_expires_at)`;
+    `on_watching(True)` comes before each request, `on_watching(False)` when the watch fails, pauses or
+    ends. `lease` (seconds) scales what counts as an answer that came back too fast."""
 
     def __init__(
         self,
@@ -56,12 +64,19 @@ class CancelWatch:
         jitter: float = 0.0,
         delay: float = WATCH_DELAY,
         wait_seconds: int = WATCH_WAIT_SECONDS,
+        on_renewed: Optional[Callable[[Any], None]] = None,
+        on_watching: Optional[Callable[[bool], None]] = None,
+        lease: Optional[float] = None,
     ) -> None:
         self._client = client
         self._event = event
         self._on_cancel, self._on_lost, self._on_error, self._on_unsupported = on_cancel, on_lost, on_error, on_unsupported
+        self._on_renewed = on_renewed or (lambda at: None)
+        self._on_watching = on_watching or (lambda in_flight: None)
         self._delay = delay
         self._wait = wait_seconds
+        # The kernel answers when a third of the lease is left: with short leases, sooner than a second.
+        self._fast = min(FAST_ANSWER, wait_seconds / 4, (lease / 6) if lease else FAST_ANSWER)
         self._backoff = Backoff(BACKOFF_BASE, jitter, BACKOFF_CEILING)
         self._done = StopSignal()
         self._thread = threading.Thread(target=self._run, name=f"cap-cancel-watch-{event['id']}", daemon=True)
@@ -75,14 +90,22 @@ class CancelWatch:
         self._done.set()
 
     def _pause(self, at_least: float = 0.0) -> None:
+        self._on_watching(False)  # nothing in flight: the lease keeper's timer covers the pause
         self._done.wait(self._backoff.next(min(at_least, 15 * 60)))
 
     def _run(self) -> None:
+        try:
+            self._watch()
+        finally:
+            self._on_watching(False)
+
+    def _watch(self) -> None:
         if self._done.wait(self._delay):
             return
         event_id, attempts = self._event["id"], self._event["attempts"]
         while not self._done.is_set():
             started = time.monotonic()
+            self._on_watching(True)
             try:
                 answer = self._client.watch_cancellation(event_id, attempts, wait_seconds=self._wait, cancel=self._done, retries=0)
             except CapHttpError as err:
@@ -96,6 +119,7 @@ class CancelWatch:
                 if err.status in (404, 405):
                     self._on_unsupported()
                     return
+                self._on_watching(False)
                 self._on_error(err)
                 if err.status in (400, 401, 403):
                     return  # asking again would be answered the same; the renew is the backstop
@@ -104,6 +128,7 @@ class CancelWatch:
             except CapSdkError as err:
                 if self._done.is_set():
                     return
+                self._on_watching(False)
                 self._on_error(err)
                 self._pause()
                 continue
@@ -112,7 +137,10 @@ class CancelWatch:
                     self._done.set()
                     self._on_cancel(answer["reason"], answer.get("requestedAt") or None)
                 return
-            if time.monotonic() - started < min(FAST_ANSWER, self._wait / 4):
+            if self._done.is_set():
+                return
+            self._on_renewed(answer.get("leaseExpiresAt"))
+            if time.monotonic() - started < self._fast:
                 self._pause()  # the kernel did not wait: do not ask again at once
             else:
                 self._backoff.reset()

@@ -1,18 +1,56 @@
 """Keeps the leases of every event a driver holds: the one whose handler runs and the ones of the same
 batch waiting for their turn (a batch of ten slow handlers would otherwise lose the last ones' leases).
-One thread per batch renews each held event every `renew_at` of the lease, fenced by the delivery's
-`attempts`. A 409 `lease_lost` (or `event_not_found`) drops the event and reports the loss once, or the
-cancel when the 409 says the delivery was cancelled (`details.cancelled`, feature `cancel`); a 404/405
-of the route itself means the kernel cannot renew, and the keeper stops for good. It never raises.
+One thread per batch renews each held event when `renew_at` of its lease has passed since the lease was
+last extended, fenced by the delivery's `attempts`. A 409 `lease_lost` (or `event_not_found`) drops the
+event and reports the loss once, or the cancel when the 409 says the delivery was cancelled
+(`details.cancelled`, feature `cancel`); a 404/405 of the route itself means the kernel cannot renew, and
+the keeper stops for good. It never raises.
+
+Where the kernel offers `cancel`, the running handler's cancellation watch renews the lease too (a watch
+ending without a cancel renews it, CAP-CANCEL-9): while a watch request of an event is in flight the
+keeper leaves that event alone, and each watch answer counts as a renewal (`renewed`). When the watch
+stops working (a failure, a backoff, the route missing) the keeper's timer takes over from the last known
+lease end. Only when the lease is nearly over and the watch in flight has still not answered (a hung
+request, a kernel whose watch does not renew) does the keeper renew a watched event anyway.
 """
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable, Dict, Optional
+import time
+from datetime import datetime
+from typing import Any, Callable, Dict, List, Optional
 
 from ._cancellation import cancel_reason_of
 from .errors import CapHttpError, CapSdkError
 from .stop import StopSignal
+
+#: A watched event is renewed anyway when this share of its lease is left and the watch in flight has not
+#: answered: the kernel answers when a third is left, so this is half its margin late.
+LAST_RESORT = 1 / 6
+
+
+def seconds_left(lease_expires_at: Any) -> Optional[float]:
+    """Seconds left of a lease by its `leaseExpiresAt` (RFC 3339) on this machine's clock, or None when it
+    does not say."""
+    if not isinstance(lease_expires_at, str):
+        return None
+    try:
+        return datetime.fromisoformat(lease_expires_at.replace("Z", "+00:00")).timestamp() - time.time()
+    except ValueError:
+        return None
+
+
+class _Held:
+    """One held delivery: when its lease ends and when the keeper renews it, both on the monotonic clock."""
+
+    def __init__(self, event: Dict[str, Any], ends: float, due: float) -> None:
+        self.event = event
+        self.ends = ends
+        self.due = due
+        #: A watch request of the event is in flight: the kernel renews it when that request ends.
+        self.watched = False
+        #: After a failed renewal, not again before this.
+        self.retry_at = 0.0
 
 
 class LeaseKeeper:
@@ -29,47 +67,94 @@ class LeaseKeeper:
         on_cancelled: Optional[Callable[[Dict[str, Any], str], None]] = None,
     ) -> None:
         self._client = client
+        self._lease = max(0.01, lease)
+        self._renew_at = renew_at
         self._interval = max(0.01, lease * renew_at)
-        # The first renewal comes after the same share of what is left of the batch's lease (`left`, from
-        # its `leaseExpiresAt`): a replayed poll hands back deliveries claimed earlier, whose lease would
-        # otherwise lapse before a whole interval has passed.
-        self._first = self._interval if left is None else min(self._interval, max(0.0, left * renew_at))
-        self._held: Dict[str, Dict[str, Any]] = {}
-        self._lock = threading.Lock()
+        # What is left of the batch's lease (`left`, from its `leaseExpiresAt`): a replayed poll hands back
+        # deliveries claimed earlier, whose lease would otherwise lapse before a whole interval has passed.
+        self._left = self._lease if left is None else max(0.0, min(self._lease, left))
+        self._held: Dict[str, _Held] = {}
+        self._wake = threading.Condition()
         self._done = StopSignal()
         self._on_renew, self._on_error, self._on_lost, self._on_unsupported = on_renew, on_error, on_lost, on_unsupported
         self._on_cancelled = on_cancelled
         self._thread: Optional[threading.Thread] = None
 
+    def _schedule(self, held: _Held, now: float, left: float) -> None:
+        """The lease was extended at `now` with `left` seconds to run: renew after `renew_at` of that."""
+        held.ends = now + left
+        held.due = now + min(self._interval, max(0.0, left * self._renew_at))
+
     def hold(self, event: Dict[str, Any]) -> None:
-        with self._lock:
-            self._held[event["id"]] = event
+        now = time.monotonic()
+        with self._wake:
+            held = self._held[event["id"]] = _Held(event, now, now)
+            self._schedule(held, now, self._left)
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="cap-lease-keeper", daemon=True)
                 self._thread.start()
+            self._wake.notify_all()
 
     def settle(self, event_id: str) -> None:
         """Stop renewing `event_id` (acked, released, failed, or given up)."""
-        with self._lock:
+        with self._wake:
             self._held.pop(event_id, None)
+
+    def watching(self, event_id: str, in_flight: bool) -> None:
+        """A watch request of `event_id` was sent (True) or the watch stopped working or paused (False)."""
+        with self._wake:
+            held = self._held.get(event_id)
+            if held is not None:
+                held.watched = in_flight
+            self._wake.notify_all()
+
+    def renewed(self, event_id: str, lease_expires_at: Any) -> None:
+        """A watch answered without a cancel: the kernel renewed the lease, to `lease_expires_at`."""
+        now = time.monotonic()
+        left = seconds_left(lease_expires_at)
+        with self._wake:
+            held = self._held.get(event_id)
+            if held is not None:
+                # Never more than a whole lease: a clock ahead of the kernel's must not postpone a renewal.
+                self._schedule(held, now, self._lease if left is None else max(0.0, min(self._lease, left)))
+                held.retry_at = 0.0
+            self._wake.notify_all()
 
     def close(self) -> None:
         self._done.set()
+        with self._wake:
+            self._wake.notify_all()
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout=5)
 
+    def _when(self, held: _Held) -> float:
+        return max(held.retry_at, (held.ends - self._lease * LAST_RESORT) if held.watched else held.due)
+
+    def _next(self) -> List[_Held]:
+        """Waits until some held event is due (or the keeper is closed: empty); returns those due."""
+        with self._wake:
+            while not self._done.is_set():
+                now = time.monotonic()
+                due = [h for h in self._held.values() if self._when(h) <= now]
+                if due:
+                    return due
+                soonest = min((self._when(h) for h in self._held.values()), default=None)
+                self._wake.wait(None if soonest is None else soonest - now)
+        return []
+
     def _run(self) -> None:
-        wait = self._first
-        while not self._done.wait(wait):
-            wait = self._interval
-            with self._lock:
-                held = list(self._held.values())
-            for event in held:
+        while True:
+            due = self._next()
+            if not due:
+                return
+            for held in due:
                 if self._done.is_set():
                     return
-                with self._lock:
-                    if event["id"] not in self._held:
-                        continue
+                event = held.event
+                with self._wake:
+                    if self._held.get(event["id"]) is not held or self._when(held) > time.monotonic():
+                        continue  # settled, or a watch answer renewed it meanwhile
+                sent = time.monotonic()
                 try:
                     renewed = self._client.renew(
                         event["id"], event["attempts"], cancel=self._done, retries=0, timeout=max(1.0, self._interval / 2)
@@ -88,12 +173,21 @@ class LeaseKeeper:
                         self._on_unsupported()
                         return
                     else:
+                        self._retry_soon(held)
                         self._on_error(event, err)
-                        wait = max(0.01, self._interval / 4)  # little of the lease is left: try again sooner
                 except CapSdkError as err:
                     if self._done.is_set():
                         return
+                    self._retry_soon(held)
                     self._on_error(event, err)
-                    wait = max(0.01, self._interval / 4)
                 else:
+                    with self._wake:
+                        # From when it was sent: the kernel extended the lease after that.
+                        self._schedule(held, sent, self._lease)
+                        held.retry_at = 0.0
                     self._on_renew(event, renewed["leaseExpiresAt"])
+
+    def _retry_soon(self, held: _Held) -> None:
+        """Little of the lease is left after a failed renewal: try again sooner than a whole interval."""
+        with self._wake:
+            held.retry_at = time.monotonic() + max(0.01, self._interval / 4)

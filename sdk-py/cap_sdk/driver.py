@@ -22,14 +22,13 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, Callable, Dict, List, Mapping, Optional, Union
 
 from ._backoff import Backoff
 from ._batch import Batch
 from ._cancellation import CancelWatch
 from ._fingerprint import stable_jitter
-from ._leases import LeaseKeeper
+from ._leases import LeaseKeeper, seconds_left
 from ._settle import Settler
 from ._turn import HandlerContext, run_turn
 from .circuit import RetryCircuit, classify_failure
@@ -106,7 +105,9 @@ def run_driver(
 
     Cancellation (where `/info` lists `cancel`): while a handler runs, the driver watches its delivery
     (`GET /events/{id}/cancellation`, 20-second long-polls; a renew answered 409 with `details.cancelled`
-    says the same). On a cancel it sets `ctx.cancelled` (reason a `Cancelled`; `ctx.cancel_reason` says
+    says the same). Each watch answer without a cancel renews the lease (the kernel holds a watch until a
+    third of the lease is left at most), so while the watch works the event is not renewed separately:
+    an idle turn costs one request per 20 s; when it fails, renewals take over from the last lease end. On a cancel it sets `ctx.cancelled` (reason a `Cancelled`; `ctx.cancel_reason` says
     why), stops renewing, makes `ctx.reply` raise `Cancelled`, and once the handler returns or raises (or
     `shutdown_timeout` has passed) acks the event `{outcome: "cancelled", reason}` whatever the handler
     returned: no failure, no circuit. A waiting event of the batch found cancelled is acked `cancelled`
@@ -119,7 +120,7 @@ def run_driver(
     not be settled — acks failed other than `event_not_found`, or were answered with something the driver
     cannot act on, or the poll delivered again events whose acks the kernel had confirmed — so the next poll
     waits `delay`: `poll_interval` doubling up to 15 minutes, never less than a `Retry-After`),
-    `on_renew` {event, lease_expires_at},
+    `on_renew` {event, lease_expires_at} (a renewal, or a watch answer without a cancel, which renews),
     `on_lease_lost` {event, error}, `on_poll_mode` {mode: long-poll|interval, reason},
     `on_release` {event, delay_seconds, reason}, `on_cancel` {event, reason, requested_at} (the driver
     learned that a delivery it holds was cancelled; `on_error` stage `watch` reports a failed watch).
@@ -314,13 +315,7 @@ class _DriverLoop:
     # ---- a batch ----------------------------------------------------------------------------------
     def _lease_left(self, event: Dict[str, Any]) -> Optional[float]:
         """Seconds left of the event's lease by its `leaseExpiresAt`, or None when it does not say."""
-        expires = event.get("leaseExpiresAt")
-        if isinstance(expires, str):
-            try:
-                return datetime.fromisoformat(expires.replace("Z", "+00:00")).timestamp() - time.time()
-            except ValueError:
-                return None
-        return None
+        return seconds_left(event.get("leaseExpiresAt"))
 
     def _lease_length(self, event: Dict[str, Any]) -> float:
         if self.info:
@@ -400,12 +395,24 @@ class _DriverLoop:
         return handler if callable(handler) else self.on_unknown
 
     def _watch(self, event: Dict[str, Any], batch: Batch) -> Optional[CancelWatch]:
-        """A watch of the running handler's delivery, where the kernel offers `cancel` (CAP-CANCEL-16)."""
+        """A watch of the running handler's delivery, where the kernel offers `cancel` (CAP-CANCEL-16).
+        Its answers renew the lease (CAP-CANCEL-9), so while it works the lease keeper leaves the event
+        alone and a running turn with nothing happening costs one request per 20 s."""
         if "cancel" not in self.features:
             return None
+        keeper = batch.keeper
 
         def unsupported() -> None:
             self.features.discard("cancel")  # advertised but not routed: the renew's 409 is the backstop
+
+        def watching(in_flight: bool) -> None:
+            if keeper is not None:
+                keeper.watching(event["id"], in_flight)
+
+        def renewed(lease_expires_at: Any) -> None:
+            if keeper is not None:
+                keeper.renewed(event["id"], lease_expires_at)
+            self.emit("on_renew", {"event": event, "lease_expires_at": lease_expires_at})
 
         return CancelWatch(
             self.client, event,
@@ -414,6 +421,9 @@ class _DriverLoop:
             on_error=lambda error: self.emit("on_error", {"stage": "watch", "error": error, "event": event}),
             on_unsupported=unsupported,
             jitter=self.jitter,
+            on_renewed=renewed,
+            on_watching=watching,
+            lease=self._lease_length(event),
         ).start()
 
     def _process(self, event: Dict[str, Any], cancel: StopSignal, batch: Batch) -> Optional[float]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
+from datetime import datetime, timezone
 from typing import Any, Dict, List, Optional
 
 from cap_sdk import CapHttpError, CapSdkError
@@ -32,6 +33,13 @@ class FakeClient:
         self.cancelled = threading.Condition(self.lock)
         #: When set, every watch raises it instead of waiting.
         self.watch_error: Optional[Exception] = None
+        #: Event id → when its lease ends (time.time()), set by polls, renews and watches that renew.
+        self.lease_ends: Dict[str, float] = {}
+
+    def extend(self, event_id: str) -> str:
+        """Renew the lease of `event_id` for a whole lease; its new `leaseExpiresAt`."""
+        ends = self.lease_ends[event_id] = time.time() + self.lease_seconds
+        return datetime.fromtimestamp(ends, timezone.utc).isoformat().replace("+00:00", "Z")
 
     def record(self, *call: Any) -> None:
         with self.lock:
@@ -54,6 +62,9 @@ class FakeClient:
             batch = self.batches.pop(0)
             if isinstance(batch, Exception):
                 raise batch
+            with self.lock:
+                for e in batch:
+                    self.extend(e["id"])
             return {"events": batch}
         if cancel is not None and not self.ignores_wait:
             cancel.wait(wait_seconds or 0.05)
@@ -76,7 +87,8 @@ class FakeClient:
         if reason is not None:
             raise CapHttpError(409, "POST /events/{id}/renew", code="lease_lost", message="cancelled",
                                details={"cancelled": True, "reason": reason})
-        return {"ok": True, "leaseExpiresAt": "later"}
+        with self.lock:
+            return {"ok": True, "leaseExpiresAt": self.extend(event_id)}
 
     def cancel(self, event_id: str, reason: str = "requested") -> None:
         """What a human's cancel does to the kernel: every watch and renew of the event says so from now on."""
@@ -85,22 +97,28 @@ class FakeClient:
             self.cancelled.notify_all()
 
     def watch_cancellation(self, event_id: str, attempts: int, wait_seconds=None, cancel=None, **call: Any) -> Dict[str, Any]:  # noqa: ANN001
+        """As the kernel's watch: held until a cancel, `wait_seconds`, or a third of the lease is left, when
+        it ends without a cancel it renews the lease (CAP-CANCEL-9)."""
         self.record("watch", event_id, attempts, wait_seconds)
         if self.watch_error is not None:
             raise self.watch_error
         deadline = time.monotonic() + (0 if self.ignores_wait else (wait_seconds or 0))
         with self.cancelled:
+            ends = self.lease_ends.get(event_id)
+            if ends is not None:
+                deadline = min(deadline, time.monotonic() + ends - time.time() - self.lease_seconds / 3)
             while event_id not in self.cancels:
                 left = deadline - time.monotonic()
                 if left <= 0 or (cancel is not None and cancel.is_set()):
                     break
                 self.cancelled.wait(min(left, 0.02))  # a short step: the driver's cancel must end the wait
             reason = self.cancels.get(event_id)
-        if cancel is not None and cancel.is_set():
-            raise CapSdkError("aborted", "GET /events/{id}/cancellation aborted")
-        if reason is not None:
-            return {"cancelRequested": True, "reason": reason, "requestedAt": "t"}
-        return {"cancelRequested": False, "leaseExpiresAt": "later"}
+            if cancel is not None and cancel.is_set():
+                raise CapSdkError("aborted", "GET /events/{id}/cancellation aborted")
+            if reason is not None:
+                return {"cancelRequested": True, "reason": reason, "requestedAt": "t"}
+            self.calls.append(("watch-renewed", event_id, attempts))
+            return {"cancelRequested": False, "leaseExpiresAt": self.extend(event_id)}
 
     def release(self, event_id: str, attempts: int, delay_seconds=None, reason=None, **call: Any) -> Dict[str, Any]:  # noqa: ANN001
         self.record("release", event_id, attempts, delay_seconds)
