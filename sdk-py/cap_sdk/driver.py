@@ -107,8 +107,9 @@ def run_driver(
     (`GET /events/{id}/cancellation`, 20-second long-polls; a renew answered 409 with `details.cancelled`
     says the same). Each watch answer without a cancel renews the lease (the kernel holds a watch until a
     third of the lease is left at most), so while the watch works the event is not renewed separately:
-    an idle turn costs one request per 20 s; when it fails, renewals take over from the last lease end. On a cancel it sets `ctx.cancelled` (reason a `Cancelled`; `ctx.cancel_reason` says
-    why), stops renewing, makes `ctx.reply` raise `Cancelled`, and once the handler returns or raises (or
+    an idle turn costs one request per 20 s; when it fails, renewals take over from the last lease end.
+    On a cancel it sets `ctx.cancelled` (reason a `Cancelled`; `ctx.cancel_reason` says why), stops
+    renewing, makes `ctx.reply` raise `Cancelled`, and once the handler returns or raises (or
     `shutdown_timeout` has passed) acks the event `{outcome: "cancelled", reason}` whatever the handler
     returned: no failure, no circuit. A waiting event of the batch found cancelled is acked `cancelled`
     without running its handler.

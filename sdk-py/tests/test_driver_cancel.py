@@ -249,6 +249,68 @@ class WatchFailures(unittest.TestCase):
         self.assertEqual(seen["reason"].code, "lease_lost")
 
 
+class WatchRenews(unittest.TestCase):
+    """A watch that ends without a cancel renews the lease (CAP-CANCEL-9): while it works the driver sends
+    no renewal of its own, and when it stops working the renew timer takes over before the lease ends."""
+
+    def run_for_leases(self, client: FakeClient, until, what: str, **options):
+        rec = Recorded()
+        renewed = []
+        done = threading.Event()
+        finish, _ = background(client, lambda e, c: done.wait(60), on_renew=lambda r: renewed.append(r), **options, **rec.hooks())
+        wait_until(lambda: client.named("watch"), "the watch")
+        wait_until(until, what, timeout=30)
+        done.set()
+        wait_until(lambda: rec.acks, "acked")
+        summary = finish()
+        self.assertEqual(rec.acks, [("e1", {"outcome": "acknowledged"})])
+        self.assertEqual(client.lapsed, [])  # the lease never ended while the driver held the event
+        self.assertEqual((summary.handled, summary.released, summary.cancelled), (1, 0, 0))
+        return rec, renewed
+
+    def test_while_the_watch_works_no_renewal_is_sent_and_each_answer_counts_as_one(self) -> None:
+        client = FakeClient(CANCEL, [[event("e1")]], lease_seconds=2)
+        rec, renewed = self.run_for_leases(client, lambda: len(client.named("watch-renewed")) >= 3, "three leases' worth of watch answers")
+        self.assertEqual(client.named("renew"), [])
+        self.assertEqual(rec.errors, [])
+        # Each answer is reported as a renewal, with the lease end the kernel answered.
+        self.assertGreaterEqual(len(renewed), 3)
+        self.assertEqual({r["event"]["id"] for r in renewed}, {"e1"})
+        self.assertTrue(all(isinstance(r["lease_expires_at"], str) and r["lease_expires_at"].endswith("Z") for r in renewed))
+
+    def test_the_renew_timer_runs_until_the_watch_answers(self) -> None:
+        # Renewing every tenth of a lease: the timer fires before the watch starts a quarter second in.
+        client = FakeClient(CANCEL, [[event("e1")]], lease_seconds=2)
+        self.run_for_leases(client, lambda: len(client.named("watch-renewed")) >= 3, "three watch answers", renew_at=0.05)
+        with client.lock:
+            calls = [c[0] for c in client.calls]
+        first_answer = calls.index("watch-renewed")
+        self.assertGreaterEqual(calls[:first_answer].count("renew"), 1)
+        self.assertEqual(calls[first_answer:].count("renew"), 0)
+
+    def test_when_the_watch_starts_failing_renewals_take_over_from_the_last_lease_end(self) -> None:
+        client = FakeClient(CANCEL, [[event("e1")]], lease_seconds=2)
+
+        def failing_after_an_answer():
+            if client.named("watch-renewed") and client.watch_error is None:
+                client.watch_error = CapHttpError(503, "GET /events/{id}/cancellation", code="unavailable")
+            return len(client.named("renew")) >= 4
+
+        rec, _ = self.run_for_leases(client, failing_after_an_answer, "the watch fails and four renewals go out")
+        self.assertIn("watch", {e["stage"] for e in rec.errors})
+        with client.lock:
+            calls = [c[0] for c in client.calls]
+        self.assertEqual(calls[: calls.index("watch-renewed")].count("renew"), 0)  # none while it worked
+
+    def test_a_watch_that_does_not_answer_before_the_lease_nearly_ends_is_backed_by_a_renewal(self) -> None:
+        # The request hangs (or the kernel's watch does not renew): the lease is renewed anyway, late.
+        client = FakeClient(CANCEL, [[event("e1")]], lease_seconds=2)
+        client.watch_renews = False
+        self.run_for_leases(client, lambda: len(client.named("renew")) >= 3, "renewals while the watch hangs")
+        self.assertEqual(client.named("watch-renewed"), [])
+        self.assertEqual(len(client.named("watch")), 1)  # still the first request: it was in flight throughout
+
+
 class Refuses(unittest.TestCase):
     def test_on_cancel_is_a_known_hook(self) -> None:
         stop = threading.Event()

@@ -1,7 +1,9 @@
 """An in-process stand-in for CapClient, for the driver behaviours the reference kernel on this branch
 cannot show yet (the `release`, `batch-ack` and `poll-replay` features are being added to it) and for
 failure timings a real kernel will not produce on demand. It records every call; polls return the
-scripted batches, then wait (interruptibly) and return nothing."""
+scripted batches, then wait (interruptibly) and return nothing. It keeps each delivered event's lease
+(polls, renews and watches that end without a cancel extend it, as the kernel's do) and notes in `lapsed`
+the events whose lease ended before they were renewed or acked."""
 from __future__ import annotations
 
 import threading
@@ -35,9 +37,20 @@ class FakeClient:
         self.watch_error: Optional[Exception] = None
         #: Event id → when its lease ends (time.time()), set by polls, renews and watches that renew.
         self.lease_ends: Dict[str, float] = {}
+        #: Ids of events whose lease ended before a renewal or their ack: a real kernel would redeliver them.
+        self.lapsed: List[str] = []
+        #: False: the watch holds the whole wait and renews nothing (a kernel before CAP-CANCEL-9 said it
+        #: renews, or a watch request that hangs).
+        self.watch_renews = True
+
+    def _check_lease(self, event_id: str) -> None:
+        ends = self.lease_ends.get(event_id)
+        if ends is not None and ends < time.time():
+            self.lapsed.append(event_id)
 
     def extend(self, event_id: str) -> str:
         """Renew the lease of `event_id` for a whole lease; its new `leaseExpiresAt`."""
+        self._check_lease(event_id)
         ends = self.lease_ends[event_id] = time.time() + self.lease_seconds
         return datetime.fromtimestamp(ends, timezone.utc).isoformat().replace("+00:00", "Z")
 
@@ -72,10 +85,15 @@ class FakeClient:
 
     def ack(self, event_id: str, result=None, **call: Any) -> Dict[str, Any]:  # noqa: ANN001
         self.record("ack", event_id, result)
+        with self.lock:
+            self._check_lease(event_id)
         return {"ok": True}
 
     def ack_many(self, acks, **call: Any) -> Dict[str, Any]:  # noqa: ANN001
         self.record("ack_many", [a["id"] for a in acks])
+        with self.lock:
+            for a in acks:
+                self._check_lease(a["id"])
         if self.ack_many_error is not None:
             raise self.ack_many_error
         return {"results": [{"id": a["id"], "ok": True} for a in acks]}
@@ -105,7 +123,7 @@ class FakeClient:
         deadline = time.monotonic() + (0 if self.ignores_wait else (wait_seconds or 0))
         with self.cancelled:
             ends = self.lease_ends.get(event_id)
-            if ends is not None:
+            if ends is not None and self.watch_renews:
                 deadline = min(deadline, time.monotonic() + ends - time.time() - self.lease_seconds / 3)
             while event_id not in self.cancels:
                 left = deadline - time.monotonic()
@@ -117,6 +135,9 @@ class FakeClient:
                 raise CapSdkError("aborted", "GET /events/{id}/cancellation aborted")
             if reason is not None:
                 return {"cancelRequested": True, "reason": reason, "requestedAt": "t"}
+            if not self.watch_renews:
+                ends = self.lease_ends.get(event_id, time.time())
+                return {"cancelRequested": False, "leaseExpiresAt": datetime.fromtimestamp(ends, timezone.utc).isoformat()}
             self.calls.append(("watch-renewed", event_id, attempts))
             return {"cancelRequested": False, "leaseExpiresAt": self.extend(event_id)}
 
