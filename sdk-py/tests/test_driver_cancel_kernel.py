@@ -2,7 +2,8 @@
 through a counting proxy (tests/helpers/proxy.py) that records what the driver asked: the running
 handler's delivery is watched, the cancel reaches the handler, nothing is posted, renewing stops and the
 event is acked `cancelled`; a new message under the `interrupt` policy supersedes the running turn; a
-kernel that does not advertise `cancel` is never watched."""
+kernel that does not advertise `cancel` is never watched. The watch renews the lease (CAP-CANCEL-9): a
+turn of several leases is kept with no renew request while it works, and by renewals when it does not."""
 from __future__ import annotations
 
 import threading
@@ -78,7 +79,8 @@ class CancelAgainstKernel(unittest.TestCase):
         d = self.start("stopme", proxy, handler, on_cancel=lambda c: cancels.append((time.monotonic(), c)))
         wait_until(started.is_set, "the handler runs")
         wait_until(lambda: proxy.seen("GET", f"/events/{event_id}/cancellation"), "the running handler's delivery is watched")
-        wait_until(lambda: proxy.seen("POST", f"/events/{event_id}/renew"), "a renewal before the cancel")
+        # The first watch answered (renewing the lease) and the next one is out: the lease is being kept.
+        wait_until(lambda: len(proxy.seen("GET", f"/events/{event_id}/cancellation")) >= 2, "a watch renewed the lease before the cancel")
         cancelled_at = time.monotonic()
         self.assertEqual(self.kernel.cancel(event_id, "wrong repository"), {"ok": True, "status": "cancelled", "changed": True})
 
@@ -165,6 +167,73 @@ class CancelAgainstKernel(unittest.TestCase):
         self.assertEqual(proxy.seen("GET", "/cancellation"), [])
         self.assertEqual(d.rec.acks[0]["outcome"], "acknowledged")
         self.assertEqual((summary.handled, summary.cancelled), (1, 0))
+
+
+class WatchKeepsTheLease(unittest.TestCase):
+    """A running turn of about three leases, with the watch as its only renewal and with the watch down."""
+
+    LEASE = 3
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.kernel = start_kernel(["steady", "unwatchable"], lease_seconds=cls.LEASE, listeners=[])
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        cls.kernel.dispose()
+
+    def setUp(self) -> None:
+        self.drivers, self.proxies = [], []
+
+    def tearDown(self) -> None:
+        for d in self.drivers:
+            d.stop_signal.set()
+            d.join(20)
+        for p in self.proxies:
+            p.close()
+
+    def run_turn(self, agent: str, enough, what: str, **proxy_options):
+        proxy = CountingProxy(self.kernel.url, **proxy_options)
+        self.proxies.append(proxy)
+        event_id = self.kernel.emit(agent, "task.assigned", task("three leases long"))
+        ran, done = [], threading.Event()
+
+        def handler(event, ctx):
+            ran.append(event["id"])
+            done.wait(60)
+
+        client = client_for(self.kernel, agent)
+        client.base_url = proxy.url
+        d = BackgroundDriver(client, handler)
+        self.drivers.append(d)
+        wait_until(lambda: ran, "the handler runs")
+        wait_until(lambda: enough(d, proxy, event_id), what, timeout=60)
+        done.set()
+        wait_until(lambda: d.rec.acks, "acked")
+        summary = d.stop()
+        # Kept: never redelivered, never lost, acked once, and the kernel took the ack.
+        self.assertEqual(ran, [event_id])
+        self.assertEqual((d.rec.lost, d.rec.acks), ([], [{"id": event_id, "duplicate": False, "outcome": "acknowledged"}]))
+        self.assertEqual(len(proxy.seen("POST", f"/events/{event_id}/ack") + proxy.seen("POST", "/events/ack")), 1)
+        self.assertEqual(self.kernel.state(agent, event_id)["state"], "acked")
+        self.assertEqual((summary.handled, summary.released, summary.failures), (1, 0, 0))
+        return d, proxy, event_id
+
+    def test_while_the_watch_works_the_lease_is_kept_with_no_renew_request(self) -> None:
+        # Five watch answers, each held until a third of the lease is left: over three leases.
+        d, proxy, event_id = self.run_turn("steady", lambda d, p, e: len(d.rec.renews) >= 5, "five watch answers")
+        self.assertEqual(proxy.seen("POST", "/renew"), [])
+        self.assertGreaterEqual(len(proxy.seen("GET", f"/events/{event_id}/cancellation")), 5)
+        self.assertEqual(set(d.rec.renews), {event_id})  # each watch answer reported as a renewal
+        self.assertEqual([e for e in d.rec.errors if e["stage"] in ("watch", "renew")], [])
+
+    def test_when_the_watch_route_fails_renewals_keep_the_lease(self) -> None:
+        # Four renewals at half a lease each, after the watch has failed: two leases and more.
+        d, proxy, event_id = self.run_turn(
+            "unwatchable", lambda d, p, e: len(p.seen("POST", f"/events/{e}/renew")) >= 4, "four renewals", fail={"/cancellation": 503}
+        )
+        self.assertTrue(proxy.seen("GET", f"/events/{event_id}/cancellation"))  # it was tried
+        self.assertIn("watch", {e["stage"] for e in d.rec.errors})
 
 
 if __name__ == "__main__":

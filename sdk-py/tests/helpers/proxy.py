@@ -1,7 +1,9 @@
 """A counting proxy in front of the real reference kernel: forwards every request as it came and its
 answer as it went, and records each one (when it arrived, method, path, JSON body), so a test can count
 what a driver asked of the kernel. `hide_features` takes names out of `GET /info`'s `features`, which
-turns a kernel that offers a feature into one that does not without touching the kernel.
+turns a kernel that offers a feature into one that does not without touching the kernel; `fail` answers
+the requests whose path contains a key with that status (`unavailable`) without forwarding them, as a
+route that is down would.
 """
 from __future__ import annotations
 
@@ -10,17 +12,18 @@ import json
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Dict, Iterable, List
+from typing import Any, Dict, Iterable, List, Optional
 from urllib.parse import urlsplit
 
 HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "host"}
 
 
 class CountingProxy:
-    def __init__(self, target: str, hide_features: Iterable[str] = ()) -> None:
+    def __init__(self, target: str, hide_features: Iterable[str] = (), fail: Optional[Dict[str, int]] = None) -> None:
         parts = urlsplit(target)
         self.host, self.port = parts.hostname or "127.0.0.1", parts.port or 80
         self.hidden = set(hide_features)
+        self.fail = dict(fail or {})
         self.requests: List[Dict[str, Any]] = []
         self._lock = threading.Lock()
         proxy = self
@@ -35,6 +38,15 @@ class CountingProxy:
                 length = int(self.headers.get("content-length") or 0)
                 body = self.rfile.read(length) if length else b""
                 proxy._record(self.command, self.path, body)
+                failing = next((status for part, status in proxy.fail.items() if part in self.path), None)
+                if failing is not None:
+                    data = json.dumps({"code": "unavailable", "message": "the test proxy fails this route"}).encode()
+                    self.send_response(failing)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                    return
                 headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_BY_HOP}
                 upstream = http.client.HTTPConnection(proxy.host, proxy.port, timeout=120)
                 try:
