@@ -5,8 +5,9 @@ behind NAT, as polling does). `cancel_reason_of` reads the same news from a rene
 
 A watch that ends without a cancel renews the delivery's lease (CAP-CANCEL-9: the kernel holds it until
 a third of the lease is left at most), so the watch is also the turn's renewal: `on_watching` tells the
-lease keeper when a request is in flight (the keeper leaves the event alone) and when the watch stopped
-working or pauses (the keeper's timer takes over), and `on_renewed` hands it each answered lease end.
+lease keeper while the watch works (the keeper leaves the event alone) and when it failed or pauses (the
+keeper's timer takes over until a watch is answered in time again), and `on_renewed` hands it each
+answered lease end.
 
 A watch starts a moment after its handler (a handler done by then needs none, so quick turns cost no
 extra request) and ends when the turn does, its request cut off at once. It never raises and never
@@ -49,9 +50,11 @@ class CancelWatch:
     requested_at)`), lost (`on_lost(error)`: a 409 or `event_not_found`), the route turns out to be missing
     (`on_unsupported()`: 404 of the route, 405), or `close()` is called. Other failures go to `on_error`
     and are retried. Those four run on the watch's thread, each at most once per watch. Each answer
-    without a cancel (the kernel renewed the lease) goes to `on_renewed(lease_expires_at)`;
-    `on_watching(True)` comes before each request, `on_watching(False)` when the watch fails, pauses or
-    ends. `lease` (seconds) scales what counts as an answer that came back too fast."""
+    without a cancel (the kernel renewed the lease) goes to `on_renewed(lease_expires_at)`.
+    `on_watching(True)` says the watch keeps the lease: from its first request, and again from each answer
+    that waited as asked; `on_watching(False)` from a failure, an answer that came back too fast, or the
+    end, so renewals take over until a watch is answered in time again. `lease` (seconds) scales what
+    counts as an answer that came back too fast."""
 
     def __init__(
         self,
@@ -72,7 +75,7 @@ class CancelWatch:
         self._event = event
         self._on_cancel, self._on_lost, self._on_error, self._on_unsupported = on_cancel, on_lost, on_error, on_unsupported
         self._on_renewed = on_renewed or (lambda at: None)
-        self._on_watching = on_watching or (lambda in_flight: None)
+        self._on_watching = on_watching or (lambda keeping: None)
         self._delay = delay
         self._wait = wait_seconds
         # The kernel answers when a third of the lease is left: with short leases, sooner than a second.
@@ -90,7 +93,7 @@ class CancelWatch:
         self._done.set()
 
     def _pause(self, at_least: float = 0.0) -> None:
-        self._on_watching(False)  # nothing in flight: the lease keeper's timer covers the pause
+        self._on_watching(False)  # until a watch is answered in time again, the renew timer keeps the lease
         self._done.wait(self._backoff.next(min(at_least, 15 * 60)))
 
     def _run(self) -> None:
@@ -103,9 +106,9 @@ class CancelWatch:
         if self._done.wait(self._delay):
             return
         event_id, attempts = self._event["id"], self._event["attempts"]
+        self._on_watching(True)
         while not self._done.is_set():
             started = time.monotonic()
-            self._on_watching(True)
             try:
                 answer = self._client.watch_cancellation(event_id, attempts, wait_seconds=self._wait, cancel=self._done, retries=0)
             except CapHttpError as err:
@@ -144,3 +147,4 @@ class CancelWatch:
                 self._pause()  # the kernel did not wait: do not ask again at once
             else:
                 self._backoff.reset()
+                self._on_watching(True)

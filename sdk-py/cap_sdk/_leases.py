@@ -7,11 +7,11 @@ event and reports the loss once, or the cancel when the 409 says the delivery wa
 the keeper stops for good. It never raises.
 
 Where the kernel offers `cancel`, the running handler's cancellation watch renews the lease too (a watch
-ending without a cancel renews it, CAP-CANCEL-9): while a watch request of an event is in flight the
-keeper leaves that event alone, and each watch answer counts as a renewal (`renewed`). When the watch
-stops working (a failure, a backoff, the route missing) the keeper's timer takes over from the last known
-lease end. Only when the lease is nearly over and the watch in flight has still not answered (a hung
-request, a kernel whose watch does not renew) does the keeper renew a watched event anyway.
+ending without a cancel renews it, CAP-CANCEL-9): while the watch works (`watching`) the keeper leaves
+that event alone, and each watch answer counts as a renewal (`renewed`). When the watch fails or pauses
+the keeper's timer takes over from the last known lease end. A watched lease is renewed anyway only when an
+eighth of it is left (the watch is late: a hung request), and an answer that leaves the lease where it
+was says the kernel's watch does not renew (`renewed` returns False): the caller stops counting on it.
 """
 from __future__ import annotations
 
@@ -24,20 +24,25 @@ from ._cancellation import cancel_reason_of
 from .errors import CapHttpError, CapSdkError
 from .stop import StopSignal
 
-#: A watched event is renewed anyway when this share of its lease is left and the watch in flight has not
-#: answered: the kernel answers when a third is left, so this is half its margin late.
-LAST_RESORT = 1 / 6
+#: A watched lease is renewed anyway when this share of it is left: later than the kernel ends a watch (a
+#: third left), so only a late watch costs a renewal. The TypeScript SDK's BACKSTOP_LEFT.
+BACKSTOP_LEFT = 1 / 8
 
 
-def seconds_left(lease_expires_at: Any) -> Optional[float]:
-    """Seconds left of a lease by its `leaseExpiresAt` (RFC 3339) on this machine's clock, or None when it
-    does not say."""
+def expires_at(lease_expires_at: Any) -> Optional[float]:
+    """A `leaseExpiresAt` (RFC 3339) as seconds since the epoch, or None when it is not one."""
     if not isinstance(lease_expires_at, str):
         return None
     try:
-        return datetime.fromisoformat(lease_expires_at.replace("Z", "+00:00")).timestamp() - time.time()
+        return datetime.fromisoformat(lease_expires_at.replace("Z", "+00:00")).timestamp()
     except ValueError:
         return None
+
+
+def seconds_left(lease_expires_at: Any) -> Optional[float]:
+    """Seconds left of a lease by its `leaseExpiresAt` on this machine's clock, or None when it does not say."""
+    ends = expires_at(lease_expires_at)
+    return None if ends is None else ends - time.time()
 
 
 class _Held:
@@ -47,7 +52,9 @@ class _Held:
         self.event = event
         self.ends = ends
         self.due = due
-        #: A watch request of the event is in flight: the kernel renews it when that request ends.
+        #: The kernel's last `leaseExpiresAt` of it (seconds since the epoch), None while it gave none.
+        self.expires = expires_at(event.get("leaseExpiresAt"))
+        #: A working cancellation watch renews it: the keeper only backs it up.
         self.watched = False
         #: After a failed renewal, not again before this.
         self.retry_at = 0.0
@@ -100,25 +107,35 @@ class LeaseKeeper:
         with self._wake:
             self._held.pop(event_id, None)
 
-    def watching(self, event_id: str, in_flight: bool) -> None:
-        """A watch request of `event_id` was sent (True) or the watch stopped working or paused (False)."""
+    def watching(self, event_id: str, keeping: bool) -> None:
+        """Whether the cancellation watch of `event_id` keeps its lease: True while it works, False from a
+        failure or a pause (then the keeper renews it, at once when its renewal is overdue)."""
         with self._wake:
             held = self._held.get(event_id)
             if held is not None:
-                held.watched = in_flight
+                held.watched = keeping
             self._wake.notify_all()
 
-    def renewed(self, event_id: str, lease_expires_at: Any) -> None:
-        """A watch answered without a cancel: the kernel renewed the lease, to `lease_expires_at`."""
+    def renewed(self, event_id: str, lease_expires_at: Any) -> bool:
+        """A watch of `event_id` answered without a cancel: the kernel renewed the lease, to
+        `lease_expires_at`. False (and the event no longer counted as watched) when that end is no later
+        than the last one known: this kernel's watch does not renew."""
         now = time.monotonic()
-        left = seconds_left(lease_expires_at)
+        expires = expires_at(lease_expires_at)
         with self._wake:
             held = self._held.get(event_id)
-            if held is not None:
-                # Never more than a whole lease: a clock ahead of the kernel's must not postpone a renewal.
-                self._schedule(held, now, self._lease if left is None else max(0.0, min(self._lease, left)))
-                held.retry_at = 0.0
+            if held is None:
+                return True
+            if expires is None or (held.expires is not None and expires <= held.expires):
+                held.watched = False
+                self._wake.notify_all()
+                return False
+            held.expires = expires
+            # Never more than a whole lease: a clock ahead of the kernel's must not postpone a renewal.
+            self._schedule(held, now, max(0.0, min(self._lease, expires - time.time())))
+            held.retry_at = 0.0
             self._wake.notify_all()
+            return True
 
     def close(self) -> None:
         self._done.set()
@@ -128,7 +145,7 @@ class LeaseKeeper:
             self._thread.join(timeout=5)
 
     def _when(self, held: _Held) -> float:
-        return max(held.retry_at, (held.ends - self._lease * LAST_RESORT) if held.watched else held.due)
+        return max(held.retry_at, max(held.due, held.ends - self._lease * BACKSTOP_LEFT) if held.watched else held.due)
 
     def _next(self) -> List[_Held]:
         """Waits until some held event is due (or the keeper is closed: empty); returns those due."""
@@ -185,6 +202,7 @@ class LeaseKeeper:
                         # From when it was sent: the kernel extended the lease after that.
                         self._schedule(held, sent, self._lease)
                         held.retry_at = 0.0
+                        held.expires = expires_at(renewed["leaseExpiresAt"]) or held.expires
                     self._on_renew(event, renewed["leaseExpiresAt"])
 
     def _retry_soon(self, held: _Held) -> None:

@@ -164,6 +164,9 @@ class _DriverLoop:
         self.ack_backoff = Backoff(interval, self.jitter)
         self.auth_failures = 0
         self.renew_supported = True
+        #: Whether a cancellation watch ending without a cancel renews the lease, as CAP-CANCEL-9 says;
+        #: False for the rest of the run once an answer left a lease where it was.
+        self.watch_renews = True
         self.poll_id: Optional[str] = None
         self.settler = Settler(client, self.features, self.emit, self._count_release)
 
@@ -406,13 +409,14 @@ class _DriverLoop:
         def unsupported() -> None:
             self.features.discard("cancel")  # advertised but not routed: the renew's 409 is the backstop
 
-        def watching(in_flight: bool) -> None:
+        def watching(keeping: bool) -> None:
             if keeper is not None:
-                keeper.watching(event["id"], in_flight)
+                keeper.watching(event["id"], keeping and self.watch_renews)
 
         def renewed(lease_expires_at: Any) -> None:
-            if keeper is not None:
-                keeper.renewed(event["id"], lease_expires_at)
+            if keeper is not None and not keeper.renewed(event["id"], lease_expires_at):
+                self.watch_renews = False  # it left the lease where it was: renew as before, for the whole run
+                return
             self.emit("on_renew", {"event": event, "lease_expires_at": lease_expires_at})
 
         return CancelWatch(

@@ -305,10 +305,35 @@ class WatchRenews(unittest.TestCase):
     def test_a_watch_that_does_not_answer_before_the_lease_nearly_ends_is_backed_by_a_renewal(self) -> None:
         # The request hangs (or the kernel's watch does not renew): the lease is renewed anyway, late.
         client = FakeClient(CANCEL, [[event("e1")]], lease_seconds=2)
-        client.watch_renews = False
+        client.watch_mode = "hangs"
         self.run_for_leases(client, lambda: len(client.named("renew")) >= 3, "renewals while the watch hangs")
         self.assertEqual(client.named("watch-renewed"), [])
         self.assertEqual(len(client.named("watch")), 1)  # still the first request: it was in flight throughout
+
+    def test_a_kernel_whose_watch_does_not_renew_gets_renewals_for_the_rest_of_the_run(self) -> None:
+        # Its watch answers in time but leaves the lease where it was: not a renewal, and no more counted on.
+        client = FakeClient(CANCEL, [[event("e1")], [event("e2")]], lease_seconds=2)
+        client.watch_mode = "stale"
+        rec = Recorded()
+        renewed, done = [], {"e1": threading.Event(), "e2": threading.Event()}
+        finish, _ = background(client, lambda e, c: done[e["id"]].wait(60), on_renew=renewed.append, renew_at=0.25, **rec.hooks())
+        renews_of = lambda event_id: [c for c in client.named("renew") if c[1] == event_id]  # noqa: E731
+        wait_until(lambda: len(client.named("watch")) >= 2, "a watch answered, and the next one sent")
+        wait_until(lambda: len(renews_of("e1")) >= 3, "renewals of e1 while its watches go on")
+        done["e1"].set()
+        wait_until(lambda: renews_of("e2"), "a renewal of e2, the next batch's event")
+        done["e2"].set()
+        wait_until(lambda: len(rec.acks) == 2, "both turns acked")
+        finish()
+        self.assertEqual(client.lapsed, [])
+        self.assertEqual(client.named("watch-renewed"), [])
+        # e2 was renewed on the timer while its first watch was out: that watch was not counted on.
+        with client.lock:
+            calls = [c[:2] for c in client.calls]
+        before = calls[: calls.index(("renew", "e2"))]
+        self.assertEqual(before.count(("watch", "e2")), 1)
+        # Each hook call is a renewal the driver sent: a watch answer that renewed nothing is none.
+        self.assertEqual(len(renewed), len(client.named("renew")))
 
 
 class Refuses(unittest.TestCase):

@@ -39,9 +39,9 @@ class FakeClient:
         self.lease_ends: Dict[str, float] = {}
         #: Ids of events whose lease ended before a renewal or their ack: a real kernel would redeliver them.
         self.lapsed: List[str] = []
-        #: False: the watch holds the whole wait and renews nothing (a kernel before CAP-CANCEL-9 said it
-        #: renews, or a watch request that hangs).
-        self.watch_renews = True
+        #: "renews" (CAP-CANCEL-9); "stale": held as long but renews nothing, answering the lease end as it
+        #: is (a kernel whose watch does not renew); "hangs": held the whole wait, renewing nothing.
+        self.watch_mode = "renews"
 
     def _check_lease(self, event_id: str) -> None:
         ends = self.lease_ends.get(event_id)
@@ -76,8 +76,8 @@ class FakeClient:
             if isinstance(batch, Exception):
                 raise batch
             with self.lock:
-                for e in batch:
-                    self.extend(e["id"])
+                # Leased events carry their lease's end, as the kernel's do (unless the test set one).
+                batch = [e if "leaseExpiresAt" in e else dict(e, leaseExpiresAt=self.extend(e["id"])) for e in batch]
             return {"events": batch}
         if cancel is not None and not self.ignores_wait:
             cancel.wait(wait_seconds or 0.05)
@@ -123,7 +123,7 @@ class FakeClient:
         deadline = time.monotonic() + (0 if self.ignores_wait else (wait_seconds or 0))
         with self.cancelled:
             ends = self.lease_ends.get(event_id)
-            if ends is not None and self.watch_renews:
+            if ends is not None and self.watch_mode != "hangs":
                 deadline = min(deadline, time.monotonic() + ends - time.time() - self.lease_seconds / 3)
             while event_id not in self.cancels:
                 left = deadline - time.monotonic()
@@ -135,7 +135,7 @@ class FakeClient:
                 raise CapSdkError("aborted", "GET /events/{id}/cancellation aborted")
             if reason is not None:
                 return {"cancelRequested": True, "reason": reason, "requestedAt": "t"}
-            if not self.watch_renews:
+            if self.watch_mode != "renews":
                 ends = self.lease_ends.get(event_id, time.time())
                 return {"cancelRequested": False, "leaseExpiresAt": datetime.fromtimestamp(ends, timezone.utc).isoformat()}
             self.calls.append(("watch-renewed", event_id, attempts))
