@@ -2,7 +2,7 @@
  * Cancellations (feature `cancel`): who may cancel an event — the agent itself (its own events), a human
  * member of the event's pod, an operator (a kernel admin, in any pod) — and the watch a driver holds on
  * the delivery it is working on, answered at once when that delivery was cancelled and otherwise held
- * until a cancel of it or `waitSeconds`. The state change is the store's (one transaction); the watch
+ * until a cancel of it, `waitSeconds`, or a third of a lease left, then renewed. The state change is the store's (one transaction); the watch
  * waits on the process-wide CancelWatchHub, never on a timer query of its own.
  *
  * Must never: let anyone else cancel (another agent's token gets 404, a non-member human the pod's 404),
@@ -49,6 +49,7 @@ export const reasonClass = (reason: string): "requested" | "superseded" =>
 export function createCancellationsService(deps: ServiceDeps, hub: CancelWatchHub, observer: EventsObserver) {
   const { store, config, clock } = deps;
   const watches = createLongPollSlots(config.limits.maxCancelWatchesPerToken, "maxCancelWatchesPerToken");
+  const leaseMs = Math.round(config.leaseSeconds * 1000);
 
   async function cancel(
     scope: { agentId: string } | { podId: string },
@@ -100,24 +101,49 @@ export function createCancellationsService(deps: ServiceDeps, hub: CancelWatchHu
           return { cancelRequested: true, reason: s.reason, requestedAt: s.cancelledAt };
         return { cancelRequested: false, leaseExpiresAt: s.leaseExpiresAt };
       };
-      const waitMs = Math.min(input.waitSeconds, MAX_WATCH_SECONDS) * 1000;
-      const deadline = performance.now() + waitMs;
+      // A watch that ends without a cancel renews the delivery, so a watching driver needs no renew of its
+      // own: one request per wait keeps the lease and learns of a cancel (CAP-CANCEL-9).
+      const renew = async (): Promise<WatchAnswer> => {
+        const r = await store.renewLease({
+          agentId: caller.agentId,
+          eventId,
+          attempts: input.attempts,
+          leaseMs,
+          now: clock.now(),
+        });
+        if (r.status === "renewed") return { cancelRequested: false, leaseExpiresAt: r.leaseExpiresAt };
+        if (r.status === "not_found") fail("event_not_found");
+        // Cancelled, or lost, since the last read: answer what it is now.
+        return answer(await read());
+      };
       // Subscribed before the read: a cancel committed after it is not lost.
       const watcher = hub.subscribe(eventId);
       let release: (() => void) | undefined;
       try {
+        watcher.reset();
+        let last = answer(await read());
+        if (last.cancelRequested || hub.isClosed) return last;
+        // Held until the wait ends or a third of the lease is left, whichever is sooner: the renew at the
+        // end then comes while the lease still runs, with time for the driver's next watch to arrive.
+        const holdMs = Math.max(
+          0,
+          Math.min(
+            Math.min(input.waitSeconds, MAX_WATCH_SECONDS) * 1000,
+            last.leaseExpiresAt - clock.now() - leaseMs / 3,
+          ),
+        );
+        if (holdMs <= 0) return await renew();
+        // Throws 429 too_many_long_polls when the token's watches are all held; released in `finally`.
+        release = watches.take(caller.tokenId, holdMs);
+        const deadline = performance.now() + holdMs;
         for (;;) {
-          watcher.reset();
-          const last = answer(await read());
-          if (last.cancelRequested || hub.isClosed) return last;
-          if (release === undefined) {
-            if (waitMs <= 0) return last;
-            // Throws 429 too_many_long_polls when the token's watches are all held; released in `finally`.
-            release = watches.take(caller.tokenId, waitMs);
-          }
           const reason = await watcher.wait(deadline - performance.now(), input.signal);
-          // An ended wait with no wake-up has nothing new to read: the lease end read before stands.
+          if (reason === "timer") return await renew();
+          // Closed or hung up: nobody is waiting for the answer, so nothing is renewed.
           if (reason !== "woken") return last;
+          watcher.reset();
+          last = answer(await read());
+          if (last.cancelRequested || hub.isClosed) return last;
         }
       } finally {
         watcher.dispose();

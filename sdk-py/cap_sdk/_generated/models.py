@@ -107,7 +107,7 @@ class CancelResponse(TypedDict):
 
 
 class CancellationNotRequested(TypedDict):
-    """No cancel of the watched delivery arrived within `waitSeconds`; it is still held until `leaseExpiresAt`.
+    """No cancel of the watched delivery arrived; the watch renewed its lease, which now ends at `leaseExpiresAt`.
     """
     cancelRequested: Literal[False]
     leaseExpiresAt: str

@@ -96,10 +96,10 @@ export interface paths {
         };
         /**
          * Watch a delivery for a cancel
-         * @description Feature `cancel`: watch delivery `attempts` of an event for a cancel (a long-poll; claims and changes
-         *     nothing). Answers at once `{cancelRequested: true}` when that delivery was the one cancelled; while it
-         *     is held, waits up to `waitSeconds` for a cancel, then answers
-         *     `{cancelRequested: false, leaseExpiresAt}`. Any other delivery (released, acked, lease ended, re-claimed, failed) is 409
+         * @description Feature `cancel`: watch delivery `attempts` of an event for a cancel (a long-poll; claims nothing).
+         *     Answers at once `{cancelRequested: true}` when that delivery was the one cancelled; while it is held,
+         *     waits for a cancel up to `waitSeconds` or until a third of the lease is left, then renews the lease as a
+         *     renew would and answers `{cancelRequested: false, leaseExpiresAt}` with the renewed end. Any other delivery (released, acked, lease ended, re-claimed, failed) is 409
          *     `lease_lost`; an unknown or another identity's event is 404 `event_not_found`. Each token may hold
          *     `limits.maxCancelWatchesPerToken` watches at once (429 `too_many_long_polls` beyond).
          */
@@ -431,7 +431,7 @@ export interface components {
          */
         Cancellation: components["schemas"]["CancellationRequested"] | components["schemas"]["CancellationNotRequested"];
         /**
-         * @description No cancel of the watched delivery arrived within `waitSeconds`; it is still held until `leaseExpiresAt`.
+         * @description No cancel of the watched delivery arrived; the watch renewed its lease, which now ends at `leaseExpiresAt`.
          * @example {
          *       "cancelRequested": false,
          *       "leaseExpiresAt": "2026-11-29T18:00:30Z"
