@@ -123,7 +123,8 @@ class DriverLoop {
       onError: (event, error) => this.#emit("onError", { stage: "watch", error, event }),
       // A working watch renews the lease it watches: one request per running turn, not two.
       onKeeping: (event, keeping) => this.#leases.keptByWatch(event.id, keeping),
-      onQuiet: (event, leaseExpiresAt) => this.#leases.renewedByWatch(event.id, leaseExpiresAt),
+      onQuiet: (event, leaseExpiresAt, inTime) =>
+        this.#leases.renewedByWatch(event.id, leaseExpiresAt, inTime),
     });
   }
 

@@ -279,6 +279,31 @@ describe("runDriver's cancellation watch keeps the lease", () => {
     await t.finish();
   });
 
+  it("renews a lease a watch answer left unchanged (a kernel shutting down) until a watch renews it again", async () => {
+    const t = cancelling(setup());
+    t.kernel.watchRenews = false;
+    const id = t.kernel.enqueue("task.assigned", {});
+    t.start({
+      // The kernel renews as watches end again from the renew the driver sends itself.
+      onRenew: () => {
+        t.kernel.watchRenews = true;
+      },
+      handle: () => time.sleep(100_000),
+    });
+    await eventually(() => t.kernel.acks.length === 1, "the event is acked");
+    const [unchanged, ...rest] = t.kernel.watches;
+    expect(unchanged!.endedAt! - unchanged!.at).toBe(20_000);
+    // Less than half the lease was left: renewed at once, and 15 s later while the next watch is out;
+    // none once that watch renewed the lease.
+    const renewed = unchanged!.endedAt!;
+    expect(t.kernel.renews.map((r) => r.at)).toEqual([renewed, renewed + 15_000]);
+    expect(rest[0]).toMatchObject({ end: "quiet", endedAt: renewed + 20_000 });
+    expect(rest.filter((w) => w.end === "quiet").length).toBeGreaterThanOrEqual(3);
+    expect(t.kernel.rows[0]!.event.attempts).toBe(1);
+    expect(t.log).not.toContain(`lost:${id}`);
+    await t.finish();
+  });
+
   it("falls back to renewals on a kernel whose watch does not renew, and a short lease is kept until it shows", async () => {
     for (const leaseSeconds of [30, 3]) {
       const t = cancelling(setup());

@@ -8,9 +8,9 @@
  * renew answered 409 with `details.cancelled` (any kernel, watched or not) is the other way in. Each
  * cancel is reported once (`onCancel`) and kept until the driver takes it to ack the event.
  * A watch that ends without a cancel has renewed the lease (the kernel ends it when a third of the
- * lease is left, at the latest, and renews it then): while the watch works (`onKeeping`) the driver
- * sends no renew of that delivery, and each such answer counts as one (`onQuiet`). From a watch's
- * first failure until one is answered again, the driver's lease set renews as usual.
+ * lease is left, at the latest, and renews it then): while the watch works the driver sends no renew
+ * of that delivery, and each such answer counts as one (`onQuiet`). From a watch's failure
+ * (`onKeeping` false) until one is answered again, the driver's lease set renews as usual.
  * Failures of a watch back off from the poll interval (network, timeouts, 5xx; a 429 never sooner
  * than its `Retry-After`), and so does a kernel that answers "not cancelled" far sooner than the wait
  * it was asked for: a watch must never poll in a tight loop. It never throws, and keeps at most one
@@ -34,13 +34,13 @@ export interface CancellationsOptions {
   onCancel(event: Event, error: CancelledError): void;
   /** A watch failed (it is retried, or ends when retrying cannot help). */
   onError(event: Event, error: unknown): void;
-  /**
-   * Whether the watch of `event` keeps its lease: true when it starts, false from a failure (or an
-   * answer that came far too soon) until a watch is answered in time again.
-   */
+  /** Whether the watch of `event` keeps its lease: true as it starts, false when a watch fails. */
   onKeeping(event: Event, keeping: boolean): void;
-  /** A watch of `event` ended without a cancel; the kernel says the lease runs until `leaseExpiresAt`. */
-  onQuiet(event: Event, leaseExpiresAt: string): void;
+  /**
+   * A watch of `event` ended without a cancel, the lease running until `leaseExpiresAt`; `inTime`: it
+   * waited as asked (an answer far sooner is followed by a backoff, not by the next watch).
+   */
+  onQuiet(event: Event, leaseExpiresAt: string, inTime: boolean): void;
 }
 
 /**
@@ -65,8 +65,6 @@ interface Watched {
   due: number;
   /** The running watch's abort, once started. */
   request?: AbortController;
-  /** The watch keeps the lease (the last `onKeeping` said so). */
-  keeping?: boolean;
 }
 
 /** Why a failed watch stops, or how long it waits before the next one. */
@@ -167,7 +165,7 @@ export class Cancellations {
     watched.request = request;
     const current = () => this.#turns.get(event.id) === watched;
     let backoff: Backoff | undefined;
-    this.#keep(watched, true);
+    this.#o.onKeeping(event, true);
     while (current()) {
       let delayMs = 0;
       const sent = this.#o.clock();
@@ -182,20 +180,18 @@ export class Cancellations {
           this.#learn(event, answer.reason, answer.requestedAt || undefined);
           return;
         }
-        this.#o.onQuiet(event, answer.leaseExpiresAt);
-        if (this.#o.clock() - sent >= EARLY_ANSWER_MS) {
-          backoff?.reset();
-          this.#keep(watched, true);
-        } else {
-          // Until a watch waits as asked, the lease set renews: the next answer is a backoff away.
-          this.#keep(watched, false);
+        const inTime = this.#o.clock() - sent >= EARLY_ANSWER_MS;
+        // Until a watch waits as asked, the lease set renews: the next answer is a backoff away.
+        this.#o.onQuiet(event, answer.leaseExpiresAt, inTime);
+        if (inTime) backoff?.reset();
+        else {
           backoff ??= this.#backoff();
           delayMs = backoff.next();
         }
       } catch (error) {
         if (!current()) return;
         // Whether it is retried or not, renewals take over now.
-        this.#keep(watched, false);
+        this.#o.onKeeping(event, false);
         const verdict = this.#judge(error);
         if (verdict.stop) {
           this.end(event.id);
@@ -209,12 +205,6 @@ export class Cancellations {
       }
       if (delayMs > 0) await this.#o.sleep(delayMs, request.signal);
     }
-  }
-
-  #keep(watched: Watched, keeping: boolean): void {
-    if ((watched.keeping ?? false) === keeping) return;
-    watched.keeping = keeping;
-    this.#o.onKeeping(watched.event, keeping);
   }
 
   #backoff(): Backoff {
@@ -235,7 +225,7 @@ export class Cancellations {
       // Advertised but not routed: stop watching for the rest of the run (renewals still tell).
       this.#supported = false;
       for (const [id, w] of [...this.#turns]) {
-        this.#keep(w, false);
+        if (w.request) this.#o.onKeeping(w.event, false);
         this.end(id);
       }
     }

@@ -67,8 +67,6 @@ export class LeaseSet {
   #wake = new AbortController();
   #running = false;
   #renewing = true;
-  /** False once a watch answer left a lease where it was: this kernel's watch does not renew. */
-  #watchRenews = true;
   #closed = false;
 
   constructor(options: LeaseSetOptions) {
@@ -103,37 +101,37 @@ export class LeaseSet {
   }
 
   /**
-   * Whether a working cancellation watch keeps the lease of `id` (`on`: a watch of it is out and the
-   * last one did not fail). While it does, the loop renews it only as a backstop; once it does not, at
-   * `renewAt` from its last known end (at once when that is past).
+   * Whether a working cancellation watch keeps the lease of `id`: `on` as its watch starts, off when a
+   * watch fails. While it does, the loop renews it only as a backstop; once it does not, at `renewAt`
+   * from its last known end (at once when that is past).
    */
   keptByWatch(id: string, on: boolean): void {
     const held = this.#held.get(id);
-    if (!held || held.watched === on || (on && !this.#watchRenews)) return;
+    if (!held || held.watched === on) return;
     held.watched = on;
     this.#schedule(held);
   }
 
   /**
-   * A watch of `id` ended without a cancel, the lease running until `leaseExpiresAt`: the kernel
-   * renewed it, reported as a renewal. An end no later than the last one known means this kernel's
-   * watch does not renew: from then on the loop renews every lease itself.
+   * A watch of `id` ended without a cancel, the lease running until `leaseExpiresAt`: when that is later
+   * than the last end known the kernel renewed it, reported as a renewal, and the watch keeps the lease
+   * if it waited as asked (`inTime`). An end no later means this kernel's watch did not renew (one that
+   * predates the renewing watch, or one shutting down): the loop renews it until a watch does again.
    */
-  renewedByWatch(id: string, leaseExpiresAt: string): void {
+  renewedByWatch(id: string, leaseExpiresAt: string, inTime: boolean): void {
     const held = this.#held.get(id);
     if (!held) return;
     const expires = Date.parse(leaseExpiresAt);
-    if (!(Number.isFinite(expires) && (Number.isNaN(held.expires) || expires > held.expires))) {
-      this.#watchRenews = false;
-      for (const h of this.#held.values()) this.keptByWatch(h.event.id, false);
-      return;
+    const renewed = Number.isFinite(expires) && (Number.isNaN(held.expires) || expires > held.expires);
+    if (renewed) {
+      const now = this.#o.clock();
+      held.expires = expires;
+      // By the local clock, and never past a whole lease from now: a kernel clock ahead must not delay renewals.
+      held.end = now + Math.min(held.lease, Math.max(0, expires - now));
     }
-    const now = this.#o.clock();
-    held.expires = expires;
-    // By the local clock, and never past a whole lease from now: a kernel clock ahead must not delay renewals.
-    held.end = now + Math.min(held.lease, Math.max(0, expires - now));
+    held.watched = renewed && inTime;
     this.#schedule(held);
-    this.#o.onRenew(held.event, leaseExpiresAt);
+    if (renewed) this.#o.onRenew(held.event, leaseExpiresAt);
   }
 
   /** Stop keeping the lease of `id` (acked, released, or given up). */
