@@ -112,8 +112,23 @@ const PRINTABLE_ID = /^[\x21-\x7e]{1,200}$/;
  */
 export function idempotencyKey(eventId: string, partIndex: number): string {
   if (!Number.isInteger(partIndex) || partIndex < 0) throw new RangeError(`bad part index ${partIndex}`);
-  const base = PRINTABLE_ID.test(eventId)
+  return `reply:${keyBase(eventId)}:${partIndex}`;
+}
+
+/** The Idempotency-Key of the one "stopped" note to a cancelled event: never two notes for one event. */
+export function stopNoteKey(eventId: string): string {
+  return `stopped:${keyBase(eventId)}`;
+}
+
+function keyBase(eventId: string): string {
+  return PRINTABLE_ID.test(eventId)
     ? eventId
     : `sha256-${createHash("sha256").update(eventId, "utf8").digest("hex")}`;
-  return `reply:${base}:${partIndex}`;
+}
+
+/** The one-line note a stopped turn posts when the installation asks for it (`attach --stop-note`). */
+export function stopNote(reason: string): string {
+  if (reason === "requested") return "Stopped.";
+  if (reason === "superseded") return "Stopped: a newer message came in.";
+  return `Stopped: ${reason.replace(/\s+/g, " ").trim()}`;
 }

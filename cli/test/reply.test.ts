@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_MAX_MESSAGE_BYTES, idempotencyKey, shouldPost, splitReply } from "../src/reply.js";
+import {
+  DEFAULT_MAX_MESSAGE_BYTES,
+  idempotencyKey,
+  shouldPost,
+  splitReply,
+  stopNote,
+  stopNoteKey,
+} from "../src/reply.js";
 
 const bytes = (s: string) => Buffer.byteLength(s, "utf8");
 
@@ -108,5 +115,21 @@ describe("idempotencyKey", () => {
   it("rejects a negative or fractional part index", () => {
     expect(() => idempotencyKey("e", -1)).toThrow(RangeError);
     expect(() => idempotencyKey("e", 1.5)).toThrow(RangeError);
+  });
+});
+
+describe("the stopped note", () => {
+  it.each([
+    ["requested", "Stopped."],
+    ["superseded", "Stopped: a newer message came in."],
+    ["wrong  repository\n", "Stopped: wrong repository"],
+  ])("for reason %j reads %j", (reason, want) => {
+    expect(stopNote(reason)).toBe(want);
+  });
+
+  it("has one key per event, apart from the reply's parts", () => {
+    expect(stopNoteKey("evt_1")).toBe("stopped:evt_1");
+    expect(stopNoteKey("evt_1")).not.toBe(idempotencyKey("evt_1", 0));
+    expect(stopNoteKey("é".repeat(300))).toMatch(/^stopped:sha256-[0-9a-f]{64}$/);
   });
 });

@@ -17,6 +17,9 @@ import type {
   AckResult,
   BatchAckItem,
   BatchAckResponse,
+  Cancellation,
+  CancelRequest,
+  CancelResponse,
   DecisionRequest,
   DecisionResponse,
   EventList,
@@ -243,6 +246,54 @@ export class CapClient {
     );
     await this.#check(op, "RenewResponse", data);
     return read.readRenew(op, data);
+  }
+
+  /**
+   * `POST /events/{id}/cancel` (feature `cancel`): cancel one of this agent's own events, with an
+   * optional `reason` (at most 500 characters). A pending event or a held delivery becomes terminal
+   * `cancelled` (never delivered again, not a failure); a settled one is left as it is. The answer says
+   * which: `status` is the state after the call, `changed` is true exactly when this call cancelled it.
+   * 404 `event_not_found` for an unknown or another identity's event. Idempotent, so retried.
+   */
+  async cancelEvent(
+    id: string,
+    body: CancelRequest = {},
+    options: RequestOptions = {},
+  ): Promise<CancelResponse> {
+    const op = "POST /events/{id}/cancel";
+    const { data } = await this.#call(op, true, options, (signal) =>
+      this.raw.POST(`${BASE}/events/{id}/cancel`, { params: { path: { id } }, body, signal }),
+    );
+    await this.#check(op, "CancelResponse", data);
+    return read.readCancel(op, data);
+  }
+
+  /**
+   * `GET /events/{id}/cancellation` (feature `cancel`): a long-poll on the delivery `attempts` of an
+   * event this agent holds. Answers `{cancelRequested: true, reason, requestedAt}` as soon as that
+   * delivery is cancelled (at once when it already was), else `{cancelRequested: false,
+   * leaseExpiresAt}` after `waitSeconds` (0–25, default 0). Claims and changes nothing. 409
+   * `lease_lost` when that delivery is no longer held (released, acked, lease ended); 404
+   * `event_not_found` for an unknown or another identity's event; 429 `too_many_long_polls` beyond the
+   * kernel's watches per token. `runDriver` runs one for each running handler; call it yourself only
+   * outside it.
+   */
+  async watchCancellation(
+    id: string,
+    query: { attempts: number; waitSeconds?: number },
+    options: RequestOptions = {},
+  ): Promise<Cancellation> {
+    const op = "GET /events/{id}/cancellation";
+    const { data } = await this.#call(
+      op,
+      true,
+      options,
+      (signal) =>
+        this.raw.GET(`${BASE}/events/{id}/cancellation`, { params: { path: { id }, query }, signal }),
+      (query.waitSeconds ?? 0) * 1000,
+    );
+    await this.#check(op, "Cancellation", data);
+    return read.readCancellation(op, data);
   }
 
   /** `POST /pods/{podId}/messages`, with an `Idempotency-Key` so retries never post twice. */

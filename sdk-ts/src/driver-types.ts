@@ -40,14 +40,20 @@ export type HandlerResult = AckResult | undefined | void;
 
 /** What a handler gets besides the event. */
 export interface HandlerContext {
-  /** Aborted when the lease is lost (reason: `CapSdkError` `lease_lost`) or shutdown ran out of time. */
+  /**
+   * Aborted when the event is cancelled (reason: a `CancelledError` carrying the canceller's `reason`;
+   * stop and return, the driver acks `cancelled`), when the lease is lost (`CapSdkError` `lease_lost`),
+   * or when shutdown ran out of time. Pass it to your own calls so they stop too.
+   */
   readonly signal: AbortSignal;
   /** The driver's client, for reading messages, memory, and so on. */
   readonly client: CapClient;
   /**
    * Post into the event's pod, threaded under `payload.messageId` when there is one (pass
    * `replyToMessageId: null` to not thread). The `Idempotency-Key` is derived from the event id and
-   * the reply's index, so a redelivered event re-posting the same reply does not post twice.
+   * the reply's index, so a redelivered event re-posting the same reply does not post twice. Once
+   * `signal` has aborted it throws the signal's reason (a `CancelledError` after a cancel) and posts
+   * nothing.
    */
   reply(
     content: string,
@@ -79,7 +85,7 @@ export interface HandlerMap {
 }
 
 /** Where a non-fatal failure happened. */
-export type DriverStage = "handler" | "ack" | "renew" | "release" | "info" | "store";
+export type DriverStage = "handler" | "ack" | "renew" | "release" | "info" | "store" | "watch";
 
 /** Hooks for logging and metrics. The driver prints nothing itself; a hook that throws is ignored. */
 export interface DriverHooks {
@@ -101,7 +107,7 @@ export interface DriverHooks {
     reason: string;
     status: "pending" | "failed";
   }): void;
-  /** A handler, ack, renew, release, info or store call failed; the loop goes on. */
+  /** A handler, ack, renew, release, info, store or cancellation-watch call failed; the loop goes on. */
   onError?(info: { stage: DriverStage; error: unknown; event?: Event; failureClass?: FailureClass }): void;
   /** The retry circuit decided a delay after a handler failure. */
   onCircuit?(info: CircuitDecision & { eventId: string }): void;
@@ -121,6 +127,15 @@ export interface DriverHooks {
    * not be started; neither is acked.
    */
   onLeaseLost?(info: { event: Event; error: unknown }): void;
+  /**
+   * The kernel cancelled an event this driver holds (feature `cancel`: its watch answered, or a renew
+   * was answered 409 with `details.cancelled`): a running handler's signal was aborted with a
+   * `CancelledError`, a waiting event will not be started; either is acked `cancelled` once its handler
+   * has settled (at most `shutdownTimeoutMs` later) — unless the handler had already finished, whose
+   * own result is acked then. `reason` is the canceller's (`requested`, `superseded`, …); `requestedAt`
+   * when the kernel said.
+   */
+  onCancel?(info: { event: Event; reason: string; requestedAt?: string }): void;
   /** The driver chose (or fell back to) interval polling or long-polling. */
   onPollMode?(info: { mode: "long-poll" | "interval"; reason: string }): void;
 }
@@ -147,7 +162,11 @@ export interface DriverOptions extends DriverHooks {
   renewAt?: number;
   /** Lease length to assume when neither `/info` nor `leaseExpiresAt` says (default 30 s). */
   leaseSeconds?: number;
-  /** How long a running handler may finish after `signal` aborts before it is given up and released (default 10 s). */
+  /**
+   * How long a running handler may finish after `signal` aborts before it is given up and released, and
+   * how long the driver waits for a cancelled handler to settle before it acks the event `cancelled`
+   * anyway (default 10 s).
+   */
   shutdownTimeoutMs?: number;
   /** Seeds the stable 0–20 % delay offset (default: the client's token fingerprint). */
   agentKey?: string;
@@ -175,4 +194,9 @@ export interface DriverSummary {
   released: number;
   /** Events handed back with the `release` verb (see `onRelease`). */
   returned: number;
+  /**
+   * Events the kernel cancelled while this driver held them (feature `cancel`), acked `cancelled`: the
+   * running handler was aborted, or a waiting one never started (see `onCancel`).
+   */
+  cancelled: number;
 }

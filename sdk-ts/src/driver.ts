@@ -7,29 +7,28 @@
  * failed event released to come back when the probe is due), batch acks where the kernel has them, poll backoff that never gives
  * up except on three consecutive 401/403, the same backoff before the next poll after a batch whose
  * acks failed or whose events the kernel had already acked (so no answer, however wrong, makes it
- * spin), and a graceful stop that releases what it did not start.
- * It prints nothing (hooks report everything) and never acks an event whose handler did not finish.
+ * spin), a graceful stop that releases what it did not start, and, where the kernel has `cancel`, a
+ * watch of each running handler's delivery that aborts the handler when its event is cancelled.
+ * It prints nothing (hooks report everything) and never acks an event whose handler did not finish,
+ * except a cancelled one (`cancelled`, once its handler settled or outlived the shutdown grace).
+ * Over 400 lines because it is the one place that composes the parts (poller, lease set, settler,
+ * circuit, cancellations, turn), each of which lives, with its rules, in internal/driver/.
  */
 
-import type { DriverHooks, DriverOptions, DriverSummary, EventHandler } from "./driver-types.js";
-import { CapHttpError, type CapSdkError } from "./errors.js";
+import type { DriverHooks, DriverOptions, DriverSummary } from "./driver-types.js";
+import { type CancelledError, CapHttpError, type CapSdkError } from "./errors.js";
 import type { Feature } from "./generated/constants.js";
 import { type HandledStore, MemoryHandledStore } from "./handled-store.js";
 import { type Clock, realClock, realSleep, type Sleep, stableJitter } from "./internal/client/time.js";
 import { Backoff } from "./internal/driver/backoff.js";
+import { Cancellations } from "./internal/driver/cancellations.js";
 import { classifyFailure, RetryCircuit } from "./internal/driver/circuit.js";
+import { handlerFor } from "./internal/driver/dispatch.js";
 import { LeaseSet } from "./internal/driver/lease.js";
 import { Poller } from "./internal/driver/poller.js";
 import { delaySecondsOf, Settler } from "./internal/driver/settle.js";
 import { runTurn } from "./internal/driver/turn.js";
 import type { AckResult, Event, Info } from "./types.js";
-
-/** The production kernel's names for documented types: a map without a handler for one uses the CAP one. */
-const PRODUCTION_ALIASES: Record<string, string> = {
-  "chat.mention": "mention.received",
-  "thread.mention": "mention.received",
-  heartbeat: "heartbeat.tick",
-};
 
 /**
  * Runs a driver until `options.signal` aborts (resolves with a summary) or the kernel refuses the
@@ -58,14 +57,16 @@ class DriverLoop {
     failures: 0,
     released: 0,
     returned: 0,
+    cancelled: 0,
   };
   #info: Info | undefined;
   #infoSettled = false;
   readonly #poller: Poller;
   readonly #leases: LeaseSet;
   readonly #settler: Settler;
-  /** Running handlers by event id, to abort one whose lease is lost. */
+  /** Running handlers by event id, to abort one whose lease is lost or whose event is cancelled. */
   readonly #turns = new Map<string, AbortController>();
+  readonly #cancels: Cancellations;
 
   constructor(options: DriverOptions) {
     this.#o = options;
@@ -108,6 +109,15 @@ class DriverLoop {
       onError: (stage, error, event) => this.#emit("onError", { stage, error, event }),
       onRelease: (info) => this.#emit("onRelease", info),
     });
+    this.#cancels = new Cancellations({
+      client: options.client,
+      clock: this.#clock,
+      sleep: this.#sleep,
+      retryBaseMs: this.#interval,
+      jitter: this.#jitter,
+      onCancel: (event, error) => this.#onCancel(event, error),
+      onError: (event, error) => this.#emit("onError", { stage: "watch", error, event }),
+    });
   }
 
   #emit<K extends keyof DriverHooks>(hook: K, arg: Parameters<NonNullable<DriverHooks[K]>>[0]): void {
@@ -125,6 +135,7 @@ class DriverLoop {
       // Acks of finished handlers go out even when the loop ends by auth_stopped.
       await this.#settler.drain();
       this.#leases.close();
+      this.#cancels.close();
     }
     return this.#summary;
   }
@@ -189,6 +200,7 @@ class DriverLoop {
       // acks and no releases.
       this.#settler.batchAck = has("batch-ack");
       this.#settler.release = has("release");
+      this.#cancels.watching = has("cancel");
     } catch (error) {
       // No /info (the production kernel has none): learn by trying. Other failures: ask again next time.
       if (
@@ -253,6 +265,11 @@ class DriverLoop {
     }
     releaseRest();
     await Promise.all(givingBack);
+    // Waiting events cancelled before their turn came (a renew told): acked, never started.
+    for (const event of events) {
+      const cancel = this.#cancels.take(event.id);
+      if (cancel) await this.#ackCancelled(event, cancel);
+    }
     return failureDelay;
   }
 
@@ -260,15 +277,6 @@ class DriverLoop {
   async #giveBack(event: Event, delaySeconds: number, reason: string): Promise<void> {
     this.#leases.drop(event.id);
     if (await this.#settler.giveBack(event, delaySeconds, reason)) this.#summary.returned++;
-  }
-
-  #handlerFor(type: string): EventHandler | undefined {
-    const { handle } = this.#o;
-    if (typeof handle === "function") return handle;
-    if (Object.hasOwn(handle, type) && typeof handle[type] === "function") return handle[type];
-    const alias = PRODUCTION_ALIASES[type];
-    if (alias && typeof handle[alias] === "function") return handle[alias];
-    return this.#o.onUnknown;
   }
 
   /** Dedup, dispatch, ack. Returns a delay when the handler failed. Never throws. */
@@ -280,7 +288,7 @@ class DriverLoop {
       await this.#ack(event, prior, true);
       return undefined;
     }
-    const handler = this.#handlerFor(event.type);
+    const handler = handlerFor(this.#o.handle, this.#o.onUnknown, event.type);
     if (!handler) {
       this.#summary.skipped++;
       const result: AckResult = { outcome: "skipped", reason: `no handler for event type ${event.type}` };
@@ -292,6 +300,7 @@ class DriverLoop {
     let posted = false;
     const handlerAbort = new AbortController();
     this.#turns.set(event.id, handlerAbort);
+    this.#cancels.start(event);
     const outcome = await runTurn({
       event,
       handler,
@@ -306,6 +315,13 @@ class DriverLoop {
       },
     });
     this.#turns.delete(event.id);
+    this.#cancels.end(event.id);
+    // A cancel learned after the handler settled changes nothing: its own result is acked.
+    this.#cancels.take(event.id);
+    if (outcome.kind === "cancelled") {
+      await this.#ackCancelled(event, outcome.error);
+      return undefined;
+    }
     if (outcome.kind === "given_up") {
       this.#summary.released++;
       if (this.#leases.holds(event.id))
@@ -359,10 +375,32 @@ class DriverLoop {
 
   /** A held event's lease was lost: abort its handler if it runs; a waiting one will not start. */
   #onLost(event: Event, error: CapSdkError): void {
+    if (this.#cancels.fromLost(event, error)) return;
     const turn = this.#turns.get(event.id);
     if (!turn) this.#summary.released++;
     this.#emit("onLeaseLost", { event, error });
     if (turn && !turn.signal.aborted) turn.abort(error);
+  }
+
+  /**
+   * The kernel cancelled a held event: stop renewing it and abort its handler with the `CancelledError`
+   * (a waiting event will not start). The ack `cancelled` follows once the handler settled, or at the
+   * end of the batch for a waiting one.
+   */
+  #onCancel(event: Event, error: CancelledError): void {
+    this.#leases.drop(event.id);
+    const { reason, requestedAt } = error;
+    this.#emit("onCancel", { event, reason, ...(requestedAt ? { requestedAt } : {}) });
+    const turn = this.#turns.get(event.id);
+    if (turn && !turn.signal.aborted) turn.abort(error);
+  }
+
+  /** Ack a cancelled event `cancelled` (CAP-CANCEL-18): the kernel keeps it `cancelled` and records this. */
+  async #ackCancelled(event: Event, cancel: CancelledError): Promise<void> {
+    this.#summary.cancelled++;
+    const result: AckResult = { outcome: "cancelled", reason: cancel.reason };
+    await this.#remember(event, result);
+    await this.#ack(event, result, false);
   }
 
   async #lookup(id: string): Promise<AckResult | undefined> {

@@ -72,9 +72,10 @@ export const SDK_ERROR_CODES = {
   not_posted: "A 2xx answer to a post that says nothing was posted (production kernel skipped/refused).",
   lease_lost: "The driver lost the lease of the event a handler was working on.",
   auth_stopped: "The driver stopped after three consecutive 401/403 answers to its polls.",
+  cancelled: "The event a handler was working on was cancelled (a `CancelledError`; its `reason` says why).",
 } as const;
 
-/** What went wrong locally: `timeout`, `aborted`, `network`, `invalid_response`, `not_posted`, `lease_lost`, `auth_stopped` (README § CapSdkError codes). */
+/** What went wrong locally: `timeout`, `aborted`, `network`, `invalid_response`, `not_posted`, `lease_lost`, `auth_stopped`, `cancelled` (README § CapSdkError codes). */
 export type CapSdkErrorCode = keyof typeof SDK_ERROR_CODES;
 
 /** A local failure: no usable answer from the kernel, or a driver that had to stop. */
@@ -97,5 +98,35 @@ export class CapSdkError extends Error {
 
   static override [Symbol.hasInstance](value: unknown): boolean {
     return branded(value, SDK_BRAND);
+  }
+}
+
+const CANCELLED_BRAND = Symbol.for("cap-sdk.CancelledError");
+
+/**
+ * The reason a handler's `ctx.signal` aborts with when its event was cancelled (CAP feature `cancel`): a
+ * human pressed Stop, an operator or the agent cancelled it, or a newer message superseded it. Stop the
+ * work and return; posting is over for this event (`ctx.reply` throws this error), and the driver acks
+ * the event `cancelled` once the handler has settled. A `CapSdkError` with code `cancelled`.
+ */
+export class CancelledError extends CapSdkError {
+  /** The canceller's reason: `requested` when none was given, `superseded` for double texting. */
+  readonly reason: string;
+  /** When the event was cancelled, when the kernel said (the watch does; a renew answer does not). */
+  readonly requestedAt: string | undefined;
+
+  constructor(eventId: string, reason: string, requestedAt?: string, options?: { cause?: unknown }) {
+    super("cancelled", `event ${eventId} was cancelled (${reason})`, {
+      ...options,
+      details: { eventId, reason, ...(requestedAt ? { requestedAt } : {}) },
+    });
+    this.name = "CancelledError";
+    this.reason = reason;
+    this.requestedAt = requestedAt;
+    Object.defineProperty(this, CANCELLED_BRAND, { value: true });
+  }
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return branded(value, CANCELLED_BRAND);
   }
 }

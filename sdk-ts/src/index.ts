@@ -29,12 +29,15 @@ export type {
   Sleep,
   TypedEvent,
 } from "./driver-types.js";
-export { CapHttpError, CapSdkError, type CapSdkErrorCode } from "./errors.js";
+export { CancelledError, CapHttpError, CapSdkError, type CapSdkErrorCode } from "./errors.js";
 export { type HandledStore, MemoryHandledStore } from "./handled-store.js";
 export type { RetryPolicy } from "./internal/client/transport.js";
 export type {
   AckOutcome,
   AckResult,
+  Cancellation,
+  CancelRequest,
+  CancelResponse,
   CapErrorBody,
   DecisionRequest,
   DecisionResponse,

@@ -27,6 +27,8 @@ export interface RunProcessOptions {
   input?: string;
   timeoutMs?: number;
   killGraceMs?: number;
+  /** The grace after `signal` aborted with this reason; undefined keeps `killGraceMs`. */
+  abortGraceMs?(reason: unknown): number | undefined;
   signal?: AbortSignal;
   maxStdoutBytes?: number;
   /** When false, a non-zero exit resolves instead of rejecting (timeouts and aborts still reject). */
@@ -151,7 +153,8 @@ export function runProcess(opts: RunProcessOptions): Promise<RunProcessResult> {
       if (stopReason !== null || settled || exited) return;
       stopReason = reason;
       sendSignal("SIGTERM");
-      killTimer = setTimeout(() => sendSignal("SIGKILL"), graceMs);
+      const grace = reason === "aborted" ? (opts.abortGraceMs?.(opts.signal?.reason) ?? graceMs) : graceMs;
+      killTimer = setTimeout(() => sendSignal("SIGKILL"), grace);
     };
 
     const timer = setTimeout(() => stop("timeout"), timeoutMs);
@@ -274,12 +277,16 @@ async function spawnFailure(err: NodeJS.ErrnoException, opts: RunProcessOptions)
 /** The runProcess options every adapter takes from its SpawnContext. */
 export function contextOptions(
   ctx: SpawnContext,
-): Pick<RunProcessOptions, "cwd" | "env" | "timeoutMs" | "killGraceMs" | "signal" | "spawnImpl"> {
+): Pick<
+  RunProcessOptions,
+  "cwd" | "env" | "timeoutMs" | "killGraceMs" | "abortGraceMs" | "signal" | "spawnImpl"
+> {
   return {
     cwd: ctx.cwd,
     env: ctx.env,
     timeoutMs: ctx.timeoutMs,
     killGraceMs: ctx.killGraceMs,
+    abortGraceMs: ctx.abortGraceMs,
     signal: ctx.signal,
     spawnImpl: ctx._spawnImpl,
   };

@@ -29,6 +29,11 @@ export interface SpawnContext {
   signal?: AbortSignal;
   /** Grace between SIGTERM and SIGKILL; 2 s when absent. */
   killGraceMs?: number;
+  /**
+   * The grace after `signal` aborted with this reason, when it differs from `killGraceMs` (a turn a
+   * human stopped gets the agent's cancel grace); undefined keeps `killGraceMs`.
+   */
+  abortGraceMs?(reason: unknown): number | undefined;
   /** Test seam (ADR-005): replaces child_process.spawn. Undefined in production. */
   _spawnImpl?: typeof spawn;
 }

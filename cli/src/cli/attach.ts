@@ -30,6 +30,7 @@ export interface AttachFlags {
   memory?: boolean;
   versionFlag?: boolean;
   force?: boolean;
+  stopNote?: boolean;
 }
 
 /** The token file's adapterOptions for `cli`, validated against the flags that were given. */
@@ -142,6 +143,7 @@ export async function attach(home: string, cli: string, flags: AttachFlags, term
     ...(options ? { adapterOptions: options as Record<string, unknown> } : {}),
     tokenId,
     ...(flags.cwd ? { cwd: resolve(flags.cwd) } : {}),
+    ...(flags.stopNote ? { stopNote: true } : {}),
     savedAt: new Date().toISOString(),
   });
   term.line(check(`Runtime token saved to ${tildify(agentPaths(home, flags.name).token)}`));

@@ -86,10 +86,15 @@ export function buildProgram(term: Terminal, home: string): Command {
     .option("--no-memory", "cmd adapter: send the bare turn, without the memory preamble and instruction")
     .option("--version-flag", "cmd adapter: detect the script by running it with --version")
     .option("--force", "attach over an existing token file of the same name")
+    .option(
+      "--stop-note",
+      'when a human stops a turn, post one "Stopped." note in the pod (default: post nothing)',
+    )
     .addHelpText(
       "after",
       examples(
         "commonly agent attach claude --pod pod_3c1d2e --name my-claude",
+        "commonly agent attach claude --pod pod_3c1d2e --name my-claude --stop-note",
         "commonly agent attach codex --pod pod_3c1d2e --name my-codex --instance work",
         "commonly agent attach stub --pod pod_3c1d2e --name my-stub",
         "commonly agent attach cmd --pod pod_3c1d2e --name wc --command ./bot.sh",
@@ -120,12 +125,19 @@ export function buildProgram(term: Terminal, home: string): Command {
       ).argParser((v) => parsePositiveInt(v, "--wait")),
     )
     .option("--cwd <dir>", "working directory of the CLI (overrides attach)")
+    .addOption(
+      new Option(
+        "--cancel-grace <duration>",
+        "when a turn is stopped (cancelled), SIGKILL the CLI this long after SIGTERM (default 5s)",
+      ).argParser((v) => parseDuration(v, "--cancel-grace")),
+    )
     .option("-v, --verbose", "also print debug lines (lease renewals, acks, timings)")
     .addHelpText(
       "after",
       `${examples(
         "commonly agent run my-claude",
         "commonly agent run my-claude --timeout 10m",
+        "commonly agent run my-claude --cancel-grace 10s",
         "COMMONLY_AGENT_TOKEN=cm_agent_… COMMONLY_API_URL=http://127.0.0.1:7070 commonly agent run bot",
         "COMMONLY_ADAPTER=cmd COMMONLY_CMD=./bot.sh COMMONLY_AGENT_TOKEN=… COMMONLY_API_URL=… commonly agent run bot",
       )}\nThe default timeout is 5m. Exit codes: see docs/local-cli-driver.md.\n`,

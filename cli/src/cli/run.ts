@@ -14,7 +14,7 @@ import { getAdapter, isAdapterName } from "../adapters/registry.js";
 import { DEFAULT_TIMEOUT_MS } from "../adapters/types.js";
 import { CliError } from "../errors.js";
 import { createReporter } from "../loop/reporter.js";
-import { runAgent, STOP_GRACE_MS } from "../loop/run-agent.js";
+import { CANCEL_GRACE_MS, runAgent, shutdownGraceMs } from "../loop/run-agent.js";
 import { agentPaths, assertAgentName } from "../state/home.js";
 import { createLogger } from "../state/logger.js";
 import { acquirePidfile, PidfileBusyError } from "../state/pidfile.js";
@@ -27,6 +27,8 @@ export interface RunFlags {
   wait?: number;
   cwd?: string;
   verbose?: boolean;
+  /** After a cancel, ms between SIGTERM and SIGKILL of the CLI (default 5 s). */
+  cancelGrace?: number;
 }
 
 interface AgentSource {
@@ -35,6 +37,7 @@ interface AgentSource {
   adapter: string;
   adapterOptions?: Partial<CmdAdapterOptions>;
   cwd?: string;
+  stopNote?: boolean;
   from: string;
 }
 
@@ -61,6 +64,7 @@ function fromEnv(env: NodeJS.ProcessEnv): AgentSource | null {
     token,
     adapter,
     ...(command ? { adapterOptions: { command, ...(args ? { args } : {}) } } : {}),
+    ...(env.COMMONLY_STOP_NOTE === "1" ? { stopNote: true } : {}),
     from: "COMMONLY_AGENT_TOKEN + COMMONLY_API_URL",
   };
 }
@@ -74,6 +78,7 @@ async function findAgent(home: string, name: string): Promise<AgentSource> {
       adapter: rec.adapter,
       ...(rec.adapterOptions ? { adapterOptions: rec.adapterOptions as Partial<CmdAdapterOptions> } : {}),
       ...(rec.cwd ? { cwd: rec.cwd } : {}),
+      ...(rec.stopNote === true ? { stopNote: true } : {}),
       from: "token file",
     };
   }
@@ -130,6 +135,8 @@ export async function run(home: string, name: string, flags: RunFlags, term: Ter
 
   const stop = new AbortController();
   const kill = new AbortController();
+  const cancelGraceMs = flags.cancelGrace ?? CANCEL_GRACE_MS;
+  const graceMs = shutdownGraceMs(cancelGraceMs);
   const logger = createLogger({ home, agentName: name });
   const report = createReporter({ name, logger, terminal: term, verbose: flags.verbose ?? false });
   const onSignal = (signal: NodeJS.Signals) => {
@@ -137,7 +144,7 @@ export async function run(home: string, name: string, flags: RunFlags, term: Ter
       report.say(
         "info",
         "stopping",
-        `${signal}: stopping: the waiting events go back, the running turn gets up to ${STOP_GRACE_MS / 1000} s and is released if it is not done (ctrl+c again to kill it now)`,
+        `${signal}: stopping: the waiting events go back, the running turn gets up to ${graceMs / 1000} s and is released if it is not done (ctrl+c again to kill it now)`,
         {
           signal,
         },
@@ -169,6 +176,9 @@ export async function run(home: string, name: string, flags: RunFlags, term: Ter
       report,
       signal: stop.signal,
       kill: kill.signal,
+      cancelGraceMs,
+      stopNote: source.stopNote ?? false,
+      shutdownTimeoutMs: graceMs,
       ...(flags.pollInterval !== undefined ? { pollIntervalMs: flags.pollInterval } : {}),
       ...(flags.wait !== undefined ? { waitSeconds: flags.wait } : {}),
     });
@@ -176,7 +186,7 @@ export async function run(home: string, name: string, flags: RunFlags, term: Ter
       "info",
       "stopped",
       `stopped: ${summary.handled} handled, ${summary.duplicates} duplicates, ${summary.failures} failed turns, ` +
-        `${summary.returned} released`,
+        `${summary.returned} released, ${summary.cancelled} cancelled`,
       { ...summary },
     );
   } finally {

@@ -10,12 +10,24 @@
  * step failed, the output is kept in memory and reused when the event comes back (ADR-005 invariant
  * 7), so a retry neither runs the model again nor posts different text; and a post that the kernel
  * answers 422 `idempotency_key_reused` was posted by an earlier attempt, so it counts as posted.
+ *
+ * A turn whose event is cancelled (a human's Stop, double texting) sees `ctx.signal` abort with a
+ * `CancelledError`: the wrapped CLI's process group gets SIGTERM, then SIGKILL after the cancel grace;
+ * nothing is posted, except one "stopped" note when the installation asked for it; runDriver acks
+ * `cancelled` once this handler has settled.
  * This module never acks and never prints directly: the reporter does.
  */
-import { type AckResult, CapHttpError, type Event, type HandlerContext } from "@commonly/cap-sdk";
+import {
+  type AckResult,
+  CancelledError,
+  CapHttpError,
+  type Event,
+  type HandlerContext,
+} from "@commonly/cap-sdk";
+import { AdapterError } from "../adapters/adapter-error.js";
 import type { CmdAdapterOptions } from "../adapters/cmd.js";
 import type { Adapter, SpawnResult } from "../adapters/types.js";
-import { idempotencyKey, shouldPost, splitReply } from "../reply.js";
+import { idempotencyKey, shouldPost, splitReply, stopNote, stopNoteKey } from "../reply.js";
 import type { SessionStore } from "../state/sessions.js";
 import { isHeartbeatType, turnFromEvent } from "../turn.js";
 import { preview } from "../ui/terminal.js";
@@ -34,6 +46,10 @@ export interface TurnDeps {
   maxMessageBytes(): number;
   /** Aborts a running CLI at once (a second Ctrl+C). */
   kill: AbortSignal;
+  /** After a cancel, how long the CLI's process group has between SIGTERM and SIGKILL. */
+  cancelGraceMs: number;
+  /** Post one "stopped" note after a cancel (the installation's `--stop-note`). */
+  stopNote: boolean;
   report: Reporter;
 }
 
@@ -89,6 +105,7 @@ export function createTurnHandler(deps: TurnDeps) {
         metadata: { eventId: event.id, type: event.type, podId: event.podId, attempts: event.attempts },
         timeoutMs: deps.timeoutMs,
         signal: stop.signal,
+        abortGraceMs: (reason) => (reason instanceof CancelledError ? deps.cancelGraceMs : undefined),
       });
     } finally {
       stop.dispose();
@@ -140,7 +157,50 @@ export function createTurnHandler(deps: TurnDeps) {
     };
   }
 
+  /** The turn was cancelled and has stopped: say how, and post the one note if asked to. */
+  async function stopped(event: Event, cancel: CancelledError, err: unknown, ctx: HandlerContext) {
+    const killed = err instanceof AdapterError && err.aborted;
+    const how = killed
+      ? `${deps.adapterName} stopped (${err.signal ?? `exit ${err.exitCode}`})`
+      : "turn stopped";
+    const fields = { eventId: event.id, reason: cancel.reason, signal: killed ? err.signal : null };
+    if (!deps.stopNote) {
+      report.say("info", "turn_stopped", `■ ${how}; nothing posted`, fields);
+      return;
+    }
+    const replyTo = typeof event.payload.messageId === "string" ? event.payload.messageId : undefined;
+    try {
+      // Without ctx.signal (it has aborted): this note is the one post a stopped turn may make.
+      await ctx.client.postMessage(
+        event.podId,
+        { content: stopNote(cancel.reason), ...(replyTo ? { replyToMessageId: replyTo } : {}) },
+        { idempotencyKey: stopNoteKey(event.id), retries: 1, timeoutMs: 5000 },
+      );
+      report.say("info", "turn_stopped", `■ ${how}; posted the stopped note`, { ...fields, note: true });
+    } catch (noteError) {
+      report.say(
+        "warn",
+        "stop_note_failed",
+        `■ ${how}; the stopped note was not posted: ${String(noteError)}`,
+        {
+          ...fields,
+          error: noteError,
+        },
+      );
+    }
+  }
+
   return async function handle(event: Event, ctx: HandlerContext): Promise<AckResult> {
+    try {
+      return await handleEvent(event, ctx);
+    } catch (err) {
+      const reason: unknown = ctx.signal.reason;
+      if (reason instanceof CancelledError) await stopped(event, reason, err, ctx);
+      throw err;
+    }
+  };
+
+  async function handleEvent(event: Event, ctx: HandlerContext): Promise<AckResult> {
     const turn = turnFromEvent(event);
     const content = typeof event.payload.content === "string" ? ` ${preview(event.payload.content)}` : "";
     const retry = event.attempts > 1 ? ` (delivery ${event.attempts})` : "";
@@ -188,5 +248,5 @@ export function createTurnHandler(deps: TurnDeps) {
     }
     outputs.delete(event.id);
     return ack;
-  };
+  }
 }

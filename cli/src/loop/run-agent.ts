@@ -3,7 +3,8 @@
  * time (serialized per process, ADR-005), renewal of every lease it holds (the running turn and the
  * fetched events waiting for it), the handled-ids ring for duplicates, the ADR-005 retry circuit
  * after a failed turn — the failed event released to come back when the circuit's probe is due, on
- * kernels with `release` — and a Ctrl+C that releases what it has not run. This module turns
+ * kernels with `release` — a Ctrl+C that releases what it has not run, and, on kernels with `cancel`,
+ * a cancelled turn stopped (its CLI's process group killed, nothing posted, acked `cancelled`). This module turns
  * runDriver's hooks into log lines and decides when to stop for good: a revoked or unknown token
  * ends the run at once with the detach hint (runDriver alone would wait for three refusals).
  *
@@ -50,6 +51,10 @@ export interface RunAgentOptions {
   signal: AbortSignal;
   /** Kills a running CLI at once. */
   kill?: AbortSignal;
+  /** After a cancel, the CLI's grace between SIGTERM and SIGKILL (default 5 s). */
+  cancelGraceMs?: number;
+  /** Post one "stopped" note after a cancel (the installation's `--stop-note`). */
+  stopNote?: boolean;
   pollIntervalMs?: number;
   waitSeconds?: number;
   shutdownTimeoutMs?: number;
@@ -63,6 +68,16 @@ export interface RunAgentOptions {
 const RENEW_AT = 1 / 3;
 /** How long a running turn may finish after a stop (Ctrl+C) before it is given up and released. */
 export const STOP_GRACE_MS = 10_000;
+/** After a cancel, how long the wrapped CLI has between SIGTERM and SIGKILL. */
+export const CANCEL_GRACE_MS = 5000;
+
+/**
+ * How long runDriver waits for a turn to finish after a stop, and for a cancelled turn to settle: a
+ * cancelled CLI gets its whole cancel grace (and a moment to report) before the ack goes out.
+ */
+export function shutdownGraceMs(cancelGraceMs: number): number {
+  return Math.max(STOP_GRACE_MS, cancelGraceMs + 2000);
+}
 
 function isDeadToken(err: unknown): err is CapHttpError {
   return (
@@ -126,6 +141,8 @@ export async function runAgent(o: RunAgentOptions): Promise<DriverSummary> {
     timeoutMs: o.timeoutMs,
     maxMessageBytes: () => maxMessageBytes,
     kill: o.kill ?? new AbortController().signal,
+    cancelGraceMs: o.cancelGraceMs ?? CANCEL_GRACE_MS,
+    stopNote: o.stopNote ?? false,
     report,
   });
 
@@ -147,11 +164,17 @@ export async function runAgent(o: RunAgentOptions): Promise<DriverSummary> {
         agentKey: o.name,
         ...(o.pollIntervalMs !== undefined ? { pollIntervalMs: o.pollIntervalMs } : {}),
         ...(o.waitSeconds !== undefined ? { waitSeconds: o.waitSeconds } : {}),
-        shutdownTimeoutMs: o.shutdownTimeoutMs ?? STOP_GRACE_MS,
+        shutdownTimeoutMs: o.shutdownTimeoutMs ?? shutdownGraceMs(o.cancelGraceMs ?? CANCEL_GRACE_MS),
         ...(o.clock ? { clock: o.clock } : {}),
         ...(o.sleep ? { sleep: o.sleep } : {}),
         onAck({ event, result, duplicate }) {
-          if (duplicate) {
+          if (result.outcome === "cancelled" && !duplicate) {
+            report.say("info", "acked_cancelled", `■ ${event.id} acked cancelled`, {
+              eventId: event.id,
+              outcome: result.outcome,
+              reason: result.reason,
+            });
+          } else if (duplicate) {
             report.say("info", "duplicate", `↺ ${event.id} was handled before; re-acked without spawning`, {
               eventId: event.id,
               outcome: result.outcome,
@@ -229,6 +252,15 @@ export async function runAgent(o: RunAgentOptions): Promise<DriverSummary> {
             eventId: event.id,
             leaseExpiresAt,
           });
+        },
+        onCancel({ event, reason, requestedAt }) {
+          const grace = formatDuration(o.cancelGraceMs ?? CANCEL_GRACE_MS);
+          report.say(
+            "warn",
+            "cancelled",
+            `■ ${event.id} was cancelled (${reason}): stopping the turn (SIGTERM, SIGKILL after ${grace})`,
+            { eventId: event.id, reason, requestedAt: requestedAt ?? null, attempts: event.attempts },
+          );
         },
         onLeaseLost({ event, error }) {
           report.say(

@@ -19,6 +19,8 @@ export interface TokenRecord {
   tokenId?: string;
   /** Working directory of the wrapped CLI, when not the default. */
   cwd?: string;
+  /** After a cancel, post one "stopped" note in the pod (`attach --stop-note`); default nothing. */
+  stopNote?: boolean;
   /** ISO 8601. */
   savedAt: string;
 }

@@ -125,6 +125,25 @@ describe("runProcess", () => {
     expect(alive(Number(readFileSync(pidFile, "utf8")))).toBe(false);
   });
 
+  it("after an abort, sends SIGKILL after the grace abortGraceMs gives for its reason, not killGraceMs", async () => {
+    const ac = new AbortController();
+    const pidFile = join(dir, "pid");
+    const script = `process.on('SIGTERM', () => {}); require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid));
+      setInterval(() => {}, 1000)`;
+    const p = node(script, {
+      signal: ac.signal,
+      killGraceMs: 600_000, // a stop that waited for this would time the test out
+      abortGraceMs: (reason) => (reason === "cancelled" ? 200 : undefined),
+    });
+    await eventually(() => readFileSync(pidFile, "utf8") !== "", "the child wrote its pid", {
+      timeoutMs: 5000,
+    });
+    ac.abort("cancelled");
+    const err = await rejection(p);
+    expect(err).toMatchObject({ aborted: true, signal: "SIGKILL" });
+    expect(alive(Number(readFileSync(pidFile, "utf8")))).toBe(false);
+  });
+
   it("does not start anything when the signal is already aborted", async () => {
     const { impl, calls } = spawnDouble({});
     const err = await rejection(

@@ -20,6 +20,8 @@ export interface FakeCall {
   stdin?: string;
   prompt?: string;
   session?: string;
+  /** `hang-tree`: the pid of the child process the fake started. */
+  child?: number;
 }
 
 export interface FakeCliHarness {

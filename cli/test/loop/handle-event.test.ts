@@ -3,10 +3,11 @@
  * spawned, synced and posted, under which keys, and what the ack says. The end-to-end tests cover
  * the same against the real kernel; these pin the edge cases cheaply.
  */
-import { CapHttpError, type Event, type HandlerContext } from "@commonly/cap-sdk";
+import { CancelledError, CapHttpError, type Event, type HandlerContext } from "@commonly/cap-sdk";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { AdapterError } from "../../src/adapters/adapter-error.js";
 import type { Adapter, SpawnContext, SpawnResult } from "../../src/adapters/types.js";
-import { createTurnHandler } from "../../src/loop/handle-event.js";
+import { createTurnHandler, type TurnDeps } from "../../src/loop/handle-event.js";
 import { createReporter } from "../../src/loop/reporter.js";
 import { createLogger } from "../../src/state/logger.js";
 import { createSessionStore } from "../../src/state/sessions.js";
@@ -32,6 +33,7 @@ const event = (over: Partial<Event> = {}): Event => ({
 function setup(
   results: Array<SpawnResult | Error>,
   post: (key: string, content: string) => unknown = () => null,
+  over: Partial<TurnDeps> & { signal?: AbortSignal } = {},
 ) {
   const spawns: Array<{ prompt: string; ctx: SpawnContext }> = [];
   const posts: Array<{ podId: string; content: string; replyToMessageId?: string; key: string }> = [];
@@ -69,7 +71,7 @@ function setup(
       return { id: `msg_${posts.length}`, createdAt: "", replayed: false };
     },
   };
-  const ctx = { signal: new AbortController().signal, client } as unknown as HandlerContext;
+  const ctx = { signal: over.signal ?? new AbortController().signal, client } as unknown as HandlerContext;
   const handle = createTurnHandler({
     adapter,
     adapterName: "claude",
@@ -79,10 +81,52 @@ function setup(
     timeoutMs: 1000,
     maxMessageBytes: () => 100,
     kill: new AbortController().signal,
+    cancelGraceMs: 5000,
+    stopNote: false,
     report: createReporter({ name: "a1", logger: createLogger({ home: t.home, agentName: "a1" }), terminal }),
+    ...over,
   });
   return { handle: (e: Event) => handle(e, ctx), spawns, posts, syncs, lines };
 }
+
+/** A turn whose event was cancelled: the signal has aborted, the CLI was killed by SIGTERM. */
+function cancelled(reason: string, stopNote: boolean) {
+  const abort = new AbortController();
+  abort.abort(new CancelledError("evt_1", reason));
+  const killed = new AdapterError("claude aborted and killed (SIGTERM)", {
+    kind: "runtime",
+    exitCode: null,
+    signal: "SIGTERM",
+    aborted: true,
+  });
+  return setup([killed], () => null, { signal: abort.signal, stopNote });
+}
+
+describe("a cancelled turn", () => {
+  it("posts nothing, says how the CLI stopped, and gives the CLI the cancel grace (not the timeout's)", async () => {
+    const s = cancelled("wrong repository", false);
+    await expect(s.handle(event())).rejects.toMatchObject({ aborted: true, signal: "SIGTERM" });
+    expect(s.posts).toEqual([]);
+    expect(s.lines).toContain("[a1] ■ claude stopped (SIGTERM); nothing posted");
+    const grace = s.spawns[0]!.ctx.abortGraceMs!;
+    expect(grace(new CancelledError("evt_1", "requested"))).toBe(5000);
+    expect(grace("SIGINT")).toBeUndefined();
+  });
+
+  it("with --stop-note posts one short note, threaded, under a key of its own", async () => {
+    const s = cancelled("superseded", true);
+    await expect(s.handle(event())).rejects.toBeInstanceOf(AdapterError);
+    expect(s.posts).toEqual([
+      {
+        podId: "pod_1",
+        content: "Stopped: a newer message came in.",
+        replyToMessageId: "msg_h",
+        key: "stopped:evt_1",
+      },
+    ]);
+    expect(s.lines).toContain("[a1] ■ claude stopped (SIGTERM); posted the stopped note");
+  });
+});
 
 describe("one turn of the run loop", () => {
   it("gives the CLI the turn, the pod's memory and session, then posts the reply threaded, keyed by event", async () => {

@@ -43,6 +43,7 @@ export interface Recording {
   pollErrors: Array<{ code: string; delayMs: number }>;
   renews: string[];
   lost: string[];
+  cancels: Array<{ id: string; reason: string }>;
   modes: string[];
   errors: Array<{ stage: string; error: unknown }>;
 }
@@ -67,6 +68,7 @@ export function startDriver(
     pollErrors: [],
     renews: [],
     lost: [],
+    cancels: [],
     modes: [],
     errors: [],
   };
@@ -88,6 +90,7 @@ export function startDriver(
         status: r.status,
       }),
     onLeaseLost: (l) => rec.lost.push(l.event.id),
+    onCancel: (c) => rec.cancels.push({ id: c.event.id, reason: c.reason }),
     onPollMode: (m) => rec.modes.push(m.mode),
     onError: (e) => rec.errors.push({ stage: e.stage, error: e.error }),
     ...options,

@@ -10,16 +10,23 @@ import type { VirtualTime } from "./virtual-time.js";
 
 interface Row {
   event: Event;
-  state: "ready" | "leased" | "acked" | "failed";
+  state: "ready" | "leased" | "acked" | "failed" | "cancelled";
   leaseUntil: number;
   /** Not ready before this (a release delay). */
   availableAt: number;
   /** The pollId of the poll that made the current delivery. */
   pollId?: string | undefined;
+  /** Feature `cancel`: why, when, and which delivery was held (null: none). */
+  cancel?: { reason: string; at: number; attempts: number | null };
 }
 
-export function httpError(status: number, code: string, operation = "TEST"): CapHttpError {
-  return new CapHttpError({ status, code, message: code, operation });
+export function httpError(
+  status: number,
+  code: string,
+  operation = "TEST",
+  details?: Record<string, unknown>,
+): CapHttpError {
+  return new CapHttpError({ status, code, message: code, operation, details });
 }
 
 export class FakeKernel {
@@ -60,6 +67,14 @@ export class FakeKernel {
   readonly pollErrors: unknown[] = [];
   /** Errors thrown by the next renews, in order. */
   readonly renewErrors: unknown[] = [];
+  /** Every cancellation watch: when it was sent, and how it ended (`cancelled`, `quiet`, `aborted`, an error code). */
+  readonly watches: Array<{ id: string; attempts: number; waitSeconds: number; at: number; end?: string }> =
+    [];
+  /** Errors thrown by the next watches, in order. */
+  readonly watchErrors: unknown[] = [];
+  /** Answer watches at once with `cancelRequested: false`, like a kernel that ignores `waitSeconds`. */
+  ignoreWatchWait = false;
+  #cancelWake = new AbortController();
   #seq = 0;
   #wake = new AbortController();
 
@@ -91,6 +106,21 @@ export class FakeKernel {
     this.#wake.abort();
     this.#wake = new AbortController();
     return id;
+  }
+
+  /** Cancel an event as a human or operator would (feature `cancel`). */
+  cancel(id: string, reason = "requested"): void {
+    const row = this.rows.find((r) => r.event.id === id);
+    if (!row || row.state === "acked" || row.state === "failed" || row.state === "cancelled") return;
+    row.cancel = { reason, at: this.time.now, attempts: this.#held(row) ? row.event.attempts : null };
+    row.state = "cancelled";
+    this.#cancelWake.abort();
+    this.#cancelWake = new AbortController();
+  }
+
+  /** The open watches (sent and not yet answered). */
+  get openWatches(): number {
+    return this.watches.filter((w) => w.end === undefined).length;
   }
 
   acked(id: string): boolean {
@@ -165,11 +195,74 @@ export class FakeKernel {
     return { events: claimed.map((r) => structuredClone(r.event)) };
   }
 
+  /** A renew or release of the cancelled delivery: 409 with `details.cancelled` (CAP-CANCEL-7). */
+  #cancelledConflict(row: Row, operation: string): CapHttpError | undefined {
+    if (row.state !== "cancelled") return undefined;
+    return httpError(409, "lease_lost", operation, { cancelled: true, reason: row.cancel!.reason });
+  }
+
+  async watchCancellation(
+    id: string,
+    query: { attempts: number; waitSeconds?: number },
+    options: { signal?: AbortSignal } = {},
+  ): Promise<
+    | { cancelRequested: true; reason: string; requestedAt: string }
+    | { cancelRequested: false; leaseExpiresAt: string }
+  > {
+    const waitSeconds = query.waitSeconds ?? 0;
+    const watch: (typeof this.watches)[number] = {
+      id,
+      attempts: query.attempts,
+      waitSeconds,
+      at: this.time.now,
+    };
+    this.watches.push(watch);
+    await Promise.resolve();
+    const failure = this.watchErrors.shift();
+    if (failure !== undefined) {
+      watch.end = (failure as { code?: string }).code ?? "error";
+      throw failure;
+    }
+    const row = this.rows.find((r) => r.event.id === id);
+    if (!row) {
+      watch.end = "event_not_found";
+      throw httpError(404, "event_not_found", "GET /events/{id}/cancellation");
+    }
+    const deadline = this.time.now + (this.ignoreWatchWait ? 0 : waitSeconds * 1000);
+    for (;;) {
+      if (row.state === "cancelled" && row.cancel!.attempts === query.attempts) {
+        watch.end = "cancelled";
+        const requestedAt = new Date(row.cancel!.at).toISOString();
+        return { cancelRequested: true, reason: row.cancel!.reason, requestedAt };
+      }
+      if (!this.#held(row) || row.event.attempts !== query.attempts) {
+        watch.end = "lease_lost";
+        throw httpError(409, "lease_lost", "GET /events/{id}/cancellation");
+      }
+      if (this.time.now >= deadline) {
+        watch.end = "quiet";
+        return { cancelRequested: false, leaseExpiresAt: new Date(row.leaseUntil).toISOString() };
+      }
+      const wake = new AbortController();
+      const onAbort = () => wake.abort();
+      const cancelled = this.#cancelWake.signal;
+      options.signal?.addEventListener("abort", onAbort, { once: true });
+      cancelled.addEventListener("abort", onAbort, { once: true });
+      await this.time.sleep(deadline - this.time.now, wake.signal);
+      options.signal?.removeEventListener("abort", onAbort);
+      cancelled.removeEventListener("abort", onAbort);
+      if (options.signal?.aborted) {
+        watch.end = "aborted";
+        throw new CapSdkError("aborted", "GET /events/{id}/cancellation aborted");
+      }
+    }
+  }
+
   async ack(id: string, result?: AckResult): Promise<{ ok: true }> {
     await Promise.resolve();
     const row = this.rows.find((r) => r.event.id === id);
     if (!row) throw httpError(404, "event_not_found", "POST /events/{id}/ack");
-    row.state = "acked";
+    if (row.state !== "cancelled") row.state = "acked";
     this.acks.push({ id, result });
     return { ok: true };
   }
@@ -186,7 +279,7 @@ export class FakeKernel {
       results: acks.map(({ id, result }) => {
         const row = this.rows.find((r) => r.event.id === id);
         if (!row) return { id, ok: false as const, code: "event_not_found" };
-        row.state = "acked";
+        if (row.state !== "cancelled") row.state = "acked";
         this.acks.push({ id, result });
         return { id, ok: true as const };
       }),
@@ -203,6 +296,8 @@ export class FakeKernel {
     this.releases.push({ id, attempts: body.attempts, delaySeconds, reason: body.reason, at: this.time.now });
     const row = this.rows.find((r) => r.event.id === id);
     if (!row) throw httpError(404, "event_not_found", "POST /events/{id}/release");
+    const cancelled = this.#cancelledConflict(row, "POST /events/{id}/release");
+    if (cancelled) throw cancelled;
     if (!this.#held(row) || row.event.attempts !== body.attempts)
       throw httpError(409, "lease_lost", "POST /events/{id}/release");
     if (row.event.attempts >= this.maxAttempts) {
@@ -224,6 +319,8 @@ export class FakeKernel {
     if (failure !== undefined) throw failure;
     const row = this.rows.find((r) => r.event.id === id);
     if (!row) throw httpError(404, "event_not_found", "POST /events/{id}/renew");
+    const cancelled = this.#cancelledConflict(row, "POST /events/{id}/renew");
+    if (cancelled) throw cancelled;
     if (row.state !== "leased" || row.event.attempts !== attempts || row.leaseUntil <= this.time.now)
       throw httpError(409, "lease_lost", "POST /events/{id}/renew");
     row.leaseUntil = this.time.now + this.leaseSeconds * 1000;

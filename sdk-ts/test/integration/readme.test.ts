@@ -26,13 +26,13 @@ const blocks = examples();
 beforeAll(async () => {
   mkdirSync(tmp, { recursive: true });
   for (const [name, code] of blocks) writeFileSync(join(tmp, name), code);
-  kernel = await startKernel({ leaseSeconds: 1, agents: ["echo"] });
+  kernel = await startKernel({ leaseSeconds: 1, agents: ["echo", "worker"], listeners: ["echo"] });
 });
 afterAll(() => kernel?.stop());
 
 describe("README examples", () => {
-  it("has the echo driver in at most 20 lines, and the client example", () => {
-    expect([...blocks.keys()]).toEqual(["echo-driver.mjs", "client.mjs"]);
+  it("has the echo driver in at most 20 lines, the client example and the stop example", () => {
+    expect([...blocks.keys()]).toEqual(["echo-driver.mjs", "client.mjs", "stop-driver.mjs"]);
     expect(blocks.get("echo-driver.mjs")!.trimEnd().split("\n").length).toBeLessThanOrEqual(20);
   });
 
@@ -83,6 +83,39 @@ describe("README examples", () => {
     }
     expect(await exited).toBe(0);
     expect(stdout).toMatch(/stopped \{[^}]*handled: 1/);
+    expect(stderr).toBe("");
+  });
+
+  it("runs the stop example verbatim: a human's cancel stops its minute-long turn, which posts nothing and is acked cancelled", async () => {
+    const child = spawn(process.execPath, [join(tmp, "stop-driver.mjs")], {
+      env: { ...process.env, CAP_URL: kernel.url, CAP_TOKEN: kernel.agents.worker!.token },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c) => {
+      stdout += c;
+    });
+    child.stderr.on("data", (c) => {
+      stderr += c;
+    });
+    const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+    try {
+      const id = await kernel.emit("worker", "task.assigned", { taskId: "t1", title: "a long task" });
+      await eventually(() => stdout.includes(`working on ${id}`), "the handler runs");
+      await kernel.api.POST("/api/pods/{podId}/events/{eventId}/cancel", {
+        params: { path: { podId: kernel.podId, eventId: id } },
+        body: { reason: "not needed any more" },
+      });
+      await eventually(() => stdout.includes(`${id} -> cancelled`), "the driver acks the event cancelled");
+      expect(stdout).toContain(`stopped ${id} (not needed any more)`);
+      expect((await kernel.messages()).filter((m) => m.author.name === "worker")).toEqual([]);
+      expect(await kernel.state("worker", id)).toMatchObject({ state: "cancelled" });
+    } finally {
+      child.kill("SIGTERM");
+    }
+    expect(await exited).toBe(0);
+    expect(stdout).toMatch(/stopped \{[^}]*cancelled: 1/);
     expect(stderr).toBe("");
   });
 

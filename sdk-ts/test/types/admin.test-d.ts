@@ -9,6 +9,23 @@ describe("admin client types", () => {
     expectTypeOf<AdminSchemas["User"]["isAdmin"]>().toBeBoolean();
   });
 
+  it("types the cancel of a pod's event and an installation's double-texting policy (feature cancel)", () => {
+    const cancel = admin.POST("/api/pods/{podId}/events/{eventId}/cancel", {
+      params: { path: { podId: "pod_1", eventId: "evt_1" } },
+      body: { reason: "wrong repository" },
+    });
+    expectTypeOf(unwrap(cancel)).resolves.toHaveProperty("changed").toBeBoolean();
+    void admin.PATCH("/api/registry/pods/{podId}/agents/{agentName}", {
+      params: { path: { podId: "pod_1", agentName: "echo" } },
+      body: { doubleTexting: "interrupt" },
+    });
+    void admin.PATCH("/api/registry/pods/{podId}/agents/{agentName}", {
+      params: { path: { podId: "pod_1", agentName: "echo" } },
+      // @ts-expect-error the policies are enqueue and interrupt
+      body: { doubleTexting: "coalesce" },
+    });
+  });
+
   it("rejects unknown paths, missing parameters and wrong bodies", () => {
     // @ts-expect-error no such admin route
     void admin.GET("/api/nope");

@@ -1,7 +1,10 @@
 import { assertType, describe, expectTypeOf, it } from "vitest";
 import {
   type AckResult,
+  type CancelledError,
+  type CancelResponse,
   CapClient,
+  type CapSdkError,
   type Event,
   type EventList,
   type HandlerMap,
@@ -22,6 +25,21 @@ describe("CapClient types", () => {
     expectTypeOf(client.listMessages("p")).resolves.toHaveProperty("messages").toEqualTypeOf<PodMessage[]>();
     expectTypeOf<Event["attempts"]>().toBeNumber();
     expectTypeOf<PodMessage["self"]>().toBeBoolean();
+  });
+
+  it("types the cancel verbs (feature cancel): the answer, and the watch's two shapes by cancelRequested", async () => {
+    expectTypeOf(client.cancelEvent("e", { reason: "wrong repo" })).resolves.toEqualTypeOf<CancelResponse>();
+    expectTypeOf<CancelResponse["status"]>().toEqualTypeOf<"cancelled" | "acked" | "failed">();
+    const answer = await client.watchCancellation("e", { attempts: 1, waitSeconds: 20 });
+    if (answer.cancelRequested) expectTypeOf(answer.reason).toBeString();
+    else expectTypeOf(answer.leaseExpiresAt).toBeString();
+    // @ts-expect-error attempts is required: the watch is fenced like renew
+    void client.watchCancellation("e", { waitSeconds: 20 });
+    // @ts-expect-error a reason is a string
+    void client.cancelEvent("e", { reason: 5 });
+    assertType<AckResult>({ outcome: "cancelled", reason: "superseded" });
+    expectTypeOf<CancelledError>().toExtend<CapSdkError>();
+    expectTypeOf<CancelledError["reason"]>().toBeString();
   });
 
   it("rejects wrong bodies", () => {
@@ -92,5 +110,7 @@ describe("runDriver types", () => {
     // @ts-expect-error not an ack outcome
     void runDriver({ client, handle: () => ({ outcome: "finished" }) });
     expectTypeOf(runDriver).returns.resolves.toHaveProperty("handled").toBeNumber();
+    expectTypeOf(runDriver).returns.resolves.toHaveProperty("cancelled").toBeNumber();
+    void runDriver({ client, handle: () => {}, onCancel: ({ event, reason }) => void [event.id, reason] });
   });
 });

@@ -81,6 +81,30 @@ describe("CapClient lenient reader", () => {
         ],
       },
     ],
+    [
+      "a cancel answer, keeping unknown fields",
+      (c) => c.cancelEvent("e"),
+      json(200, { ok: true, status: "cancelled", changed: true, cancelledAt: "2026-11-29T18:00:12Z" }),
+      { ok: true, status: "cancelled", changed: true, cancelledAt: "2026-11-29T18:00:12Z" },
+    ],
+    [
+      "a cancel answer without changed (not this call's cancel)",
+      (c) => c.cancelEvent("e"),
+      json(200, { ok: true, status: "failed" }),
+      { ok: true, status: "failed", changed: false },
+    ],
+    [
+      "a watch that saw the cancel",
+      (c) => c.watchCancellation("e", { attempts: 1 }),
+      json(200, { cancelRequested: true, reason: "superseded", requestedAt: "2026-11-29T18:00:12Z" }),
+      { cancelRequested: true, reason: "superseded", requestedAt: "2026-11-29T18:00:12Z" },
+    ],
+    [
+      "a watch that saw the cancel, without a reason",
+      (c) => c.watchCancellation("e", { attempts: 1 }),
+      json(200, { cancelRequested: true }),
+      { cancelRequested: true, reason: "requested", requestedAt: "" },
+    ],
   ];
   for (const [name, call, answer, want] of cases) {
     it(`reads ${name}`, async () => {
@@ -184,6 +208,20 @@ describe("CapClient lenient reader", () => {
       json(200, { ok: true }),
       "invalid_response",
       /leaseExpiresAt/,
+    ],
+    [
+      "a cancel answered with a status that is not a state",
+      (c) => c.cancelEvent("e"),
+      json(200, { ok: true, status: "done", changed: true }),
+      "invalid_response",
+      /status/,
+    ],
+    [
+      "a watch answered without cancelRequested",
+      (c) => c.watchCancellation("e", { attempts: 1 }),
+      json(200, { cancelled: "yes" }),
+      "invalid_response",
+      /cancelRequested/,
     ],
   ];
   for (const [name, call, answer, code, message] of unreadable) {

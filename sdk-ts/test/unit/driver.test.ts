@@ -376,6 +376,7 @@ describe("runDriver", () => {
       failures: 0,
       released: 0,
       returned: 0,
+      cancelled: 0,
     });
   });
 });

@@ -8,7 +8,7 @@
  * them, so its cost grew with the events the agent had drained since the last VACUUM (docs/benchmarks.md,
  * "Why the hot path looks like this").
  *
- * Why a bound from the last claim holds: an event leaves the pending set by claim, ack or failure, and
+ * Why a bound from the last claim holds: an event leaves the pending set by claim, ack, failure or cancel, and
  * enters it only by enqueue (a new, higher seq) or requeue (an old seq). The floor is the lowest pending
  * seq the claim's own snapshot saw. A pending event below it can only come from a write that snapshot did
  * not see — an enqueue whose seq was drawn before a later-drawn one committed, or a requeue — and each

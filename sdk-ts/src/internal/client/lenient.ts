@@ -9,6 +9,8 @@ import { CapSdkError } from "../../errors.js";
 import type {
   AckResponse,
   BatchAckResponse,
+  Cancellation,
+  CancelResponse,
   DecisionResponse,
   Event,
   EventList,
@@ -106,6 +108,32 @@ export function readRelease(operation: string, data: unknown): ReleaseResponse {
   const at = typeof raw.availableAt === "string" ? { availableAt: raw.availableAt } : {};
   if (raw.ok === false) throw invalid(operation, "`ok: false` with a 2xx status");
   return { ...raw, ok: true, status, ...at };
+}
+
+/** `{ok, status, changed}`; a `status` that is not a settled state cannot be acted on. */
+export function readCancel(operation: string, data: unknown): CancelResponse {
+  const raw = body(operation, data);
+  const status = raw.status;
+  if (status !== "cancelled" && status !== "acked" && status !== "failed")
+    throw invalid(operation, "no `status` of `cancelled`, `acked` or `failed`");
+  if (raw.ok === false) throw invalid(operation, "`ok: false` with a 2xx status");
+  return { ...raw, ok: true, status, changed: raw.changed === true };
+}
+
+/** `{cancelRequested: true, reason, requestedAt}` or `{cancelRequested: false, leaseExpiresAt}`. */
+export function readCancellation(operation: string, data: unknown): Cancellation {
+  const raw = body(operation, data);
+  const text = (key: string, fallback: string) => (typeof raw[key] === "string" ? raw[key] : fallback);
+  if (raw.cancelRequested === true)
+    return {
+      ...raw,
+      cancelRequested: true,
+      reason: text("reason", "requested"),
+      requestedAt: text("requestedAt", ""),
+    };
+  if (raw.cancelRequested === false)
+    return { ...raw, cancelRequested: false, leaseExpiresAt: text("leaseExpiresAt", "") };
+  throw invalid(operation, "no boolean `cancelRequested`");
 }
 
 /** One result per id sent, in order; anything else cannot be matched to the acks and is invalid. */

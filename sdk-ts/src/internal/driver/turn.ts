@@ -1,19 +1,24 @@
 /**
  * One handler turn: builds the handler's context (its abort signal, `ctx.reply` with a per-event
- * idempotency key) and settles as done, failed or given up. Given up means the turn ended without
- * an ack: the lease was lost (the driver's lease set aborts `handlerAbort` with `lease_lost`), or
- * the driver stopped and the handler did not finish within the shutdown grace. It never acks, never
- * renews (the driver's lease set does, for every event it holds) and never throws.
+ * idempotency key) and settles as done, failed, cancelled or given up. Given up means the turn ended
+ * without an ack: the lease was lost (the driver's lease set aborts `handlerAbort` with `lease_lost`),
+ * or the driver stopped and the handler did not finish within the shutdown grace. Cancelled means the
+ * driver aborted `handlerAbort` with a `CancelledError`: the turn then waits for the handler to settle
+ * (at most the shutdown grace), whatever it returns or throws. Once `handlerAbort` has aborted,
+ * `ctx.reply` throws its reason and posts nothing. It never acks, never renews (the driver's lease set
+ * does, for every event it holds) and never throws.
  */
 import type { CapClient } from "../../client.js";
 import type { EventHandler, HandlerContext, HandlerResult } from "../../driver-types.js";
-import { CapHttpError, CapSdkError } from "../../errors.js";
+import { CancelledError, CapHttpError, CapSdkError } from "../../errors.js";
 import type { Event } from "../../types.js";
 import { fnv1a, type Sleep } from "../client/time.js";
 
 export type TurnOutcome =
   | { kind: "done"; value: HandlerResult }
   | { kind: "failed"; error: unknown }
+  /** The event was cancelled; `settled` is false when the handler outlived the shutdown grace. */
+  | { kind: "cancelled"; error: CancelledError; settled: boolean }
   /** `lost`: the lease was lost; `stopped`: the shutdown grace ran out. */
   | { kind: "given_up"; why: "lost" | "stopped" };
 
@@ -47,6 +52,8 @@ function contextFor(turn: Turn): HandlerContext {
     signal: handlerAbort.signal,
     client,
     reply: async (content, options = {}) => {
+      // After a cancel (or a lost lease) this event's posts are over: throw before anything is sent.
+      if (handlerAbort.signal.aborted) throw handlerAbort.signal.reason;
       const fromPayload = typeof event.payload.messageId === "string" ? event.payload.messageId : undefined;
       const replyTo =
         options.replyToMessageId === undefined ? fromPayload : (options.replyToMessageId ?? undefined);
@@ -75,6 +82,21 @@ function contextFor(turn: Turn): HandlerContext {
   };
 }
 
+/** Waits for a cancelled handler to settle, at most `shutdownTimeoutMs`; true when it did. */
+async function settles(handler: Promise<unknown>, turn: Turn): Promise<boolean> {
+  const grace = new AbortController();
+  const settled = handler.then(
+    () => true,
+    () => true,
+  );
+  const timedOut = turn.sleep(turn.shutdownTimeoutMs, grace.signal).then(() => false);
+  try {
+    return await Promise.race([settled, timedOut]);
+  } finally {
+    grace.abort(TURN_OVER);
+  }
+}
+
 function givenUp(signal: AbortSignal): TurnOutcome {
   const reason = signal.reason as { code?: unknown } | undefined;
   return { kind: "given_up", why: reason?.code === "lease_lost" ? "lost" : "stopped" };
@@ -99,14 +121,18 @@ export async function runTurn(turn: Turn): Promise<TurnOutcome> {
     if (handlerAbort.signal.aborted) resolve(RELEASED);
     handlerAbort.signal.addEventListener("abort", () => resolve(RELEASED), { once: true });
   });
+  const context = contextFor(turn);
+  const handler = Promise.resolve().then(() => turn.handler(turn.event, context));
   try {
-    const context = contextFor(turn);
-    const value = await Promise.race([
-      Promise.resolve().then(() => turn.handler(turn.event, context)),
-      released,
-    ]);
-    return value === RELEASED ? givenUp(handlerAbort.signal) : { kind: "done", value };
+    const value = await Promise.race([handler, released]);
+    if (value !== RELEASED) return { kind: "done", value };
+    const reason: unknown = handlerAbort.signal.reason;
+    if (reason instanceof CancelledError)
+      return { kind: "cancelled", error: reason, settled: await settles(handler, turn) };
+    return givenUp(handlerAbort.signal);
   } catch (error) {
+    const reason: unknown = handlerAbort.signal.reason;
+    if (reason instanceof CancelledError) return { kind: "cancelled", error: reason, settled: true };
     return handlerAbort.signal.aborted ? givenUp(handlerAbort.signal) : { kind: "failed", error };
   } finally {
     done?.abort(TURN_OVER);
