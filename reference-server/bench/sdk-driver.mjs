@@ -1,8 +1,9 @@
 /**
  * The SDK-shaped drain driver: `runDriver` from `@commonly/cap-sdk` with its defaults — /info first, then
- * long-polls of 10 events, each with a fresh `pollId`, batch acks where /info advertises them, lease
- * renewals — and a handler that answers at once, as the bench's own drivers do. Each agent gets its own
- * `CapClient` on Node's fetch, counted by a wrapper so the scenario can report requests.
+ * long-polls sized by the SDK (10 events, growing to 50 while its handlers keep up), each with a fresh
+ * `pollId`, batch acks where /info advertises them, lease renewals — and a handler that answers at once,
+ * as the bench's own drivers do. Each agent gets its own `CapClient` on Node's fetch, counted by a wrapper
+ * so the scenario can report requests.
  *
  * The SDK is read from its build in the workspace (`sdk-ts/dist`), not as a dependency of this package:
  * the SDK's tests depend on the kernel, and a dependency back would be a cycle. `turbo.json` builds the SDK

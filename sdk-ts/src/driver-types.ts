@@ -120,7 +120,10 @@ export interface DriverHooks {
    * batch in a row up to 15 minutes, plus the agent's stable offset, never less than a `Retry-After`.
    */
   onBackoff?(info: { reason: string; consecutive: number; delayMs: number }): void;
-  /** The lease of a held event (running, or fetched and waiting) was renewed. */
+  /**
+   * The lease of a held event (running, or fetched and waiting) was renewed: by a renew, or, for a
+   * running handler on a kernel with `cancel`, by the end of a cancellation watch without a cancel.
+   */
   onRenew?(info: { event: Event; leaseExpiresAt: string }): void;
   /**
    * The lease of a held event was lost: a running handler's signal was aborted, a waiting event will

@@ -8,7 +8,8 @@
  * up except on three consecutive 401/403, the same backoff before the next poll after a batch whose
  * acks failed or whose events the kernel had already acked (so no answer, however wrong, makes it
  * spin), a graceful stop that releases what it did not start, and, where the kernel has `cancel`, a
- * watch of each running handler's delivery that aborts the handler when its event is cancelled.
+ * watch of each running handler's delivery that aborts the handler when its event is cancelled and,
+ * while it works, keeps that delivery's lease in place of the renewals.
  * It prints nothing (hooks report everything) and never acks an event whose handler did not finish,
  * except a cancelled one (`cancelled`, once its handler settled or outlived the shutdown grace).
  * Over 400 lines because it is the one place that composes the parts (poller, lease set, settler,
@@ -120,6 +121,10 @@ class DriverLoop {
       jitter: this.#jitter,
       onCancel: (event, error) => this.#onCancel(event, error),
       onError: (event, error) => this.#emit("onError", { stage: "watch", error, event }),
+      // A working watch renews the lease it watches: one request per running turn, not two.
+      onKeeping: (event, keeping) => this.#leases.keptByWatch(event.id, keeping),
+      onQuiet: (event, leaseExpiresAt, inTime) =>
+        this.#leases.renewedByWatch(event.id, leaseExpiresAt, inTime),
     });
   }
 

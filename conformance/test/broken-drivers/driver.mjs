@@ -10,7 +10,11 @@ const TOKEN = process.env.CAP_TOKEN;
 const sleep = (ms, signal = undefined) =>
   new Promise((r) => {
     const t = setTimeout(r, ms);
-    signal?.addEventListener("abort", () => (clearTimeout(t), r()), { once: true });
+    const wake = () => {
+      clearTimeout(t);
+      r();
+    };
+    signal?.addEventListener("abort", wake, { once: true });
   });
 
 async function call(method, path, body, headers = {}, signal = undefined) {

@@ -67,13 +67,28 @@ export class FakeKernel {
   readonly pollErrors: unknown[] = [];
   /** Errors thrown by the next renews, in order. */
   readonly renewErrors: unknown[] = [];
-  /** Every cancellation watch: when it was sent, and how it ended (`cancelled`, `quiet`, `aborted`, an error code). */
-  readonly watches: Array<{ id: string; attempts: number; waitSeconds: number; at: number; end?: string }> =
-    [];
+  /**
+   * Every cancellation watch: when it was sent, how it ended (`cancelled`, `quiet`, `aborted`, an error
+   * code) and when.
+   */
+  readonly watches: Array<{
+    id: string;
+    attempts: number;
+    waitSeconds: number;
+    at: number;
+    end?: string;
+    endedAt?: number;
+  }> = [];
   /** Errors thrown by the next watches, in order. */
   readonly watchErrors: unknown[] = [];
   /** Answer watches at once with `cancelRequested: false`, like a kernel that ignores `waitSeconds`. */
   ignoreWatchWait = false;
+  /**
+   * A watch ends at the latest when a third of the lease is left, and renews the lease as it ends without
+   * a cancel (the reference kernel). False: it waits `waitSeconds` and renews nothing, as kernels did
+   * before.
+   */
+  watchRenews = true;
   #cancelWake = new AbortController();
   #seq = 0;
   #wake = new AbortController();
@@ -217,6 +232,23 @@ export class FakeKernel {
       at: this.time.now,
     };
     this.watches.push(watch);
+    try {
+      return await this.#watch(watch, query.attempts, waitSeconds, options.signal);
+    } finally {
+      watch.endedAt = this.time.now;
+    }
+  }
+
+  async #watch(
+    watch: FakeKernel["watches"][number],
+    attempts: number,
+    waitSeconds: number,
+    signal: AbortSignal | undefined,
+  ): Promise<
+    | { cancelRequested: true; reason: string; requestedAt: string }
+    | { cancelRequested: false; leaseExpiresAt: string }
+  > {
+    const { id } = watch;
     await Promise.resolve();
     const failure = this.watchErrors.shift();
     if (failure !== undefined) {
@@ -228,30 +260,34 @@ export class FakeKernel {
       watch.end = "event_not_found";
       throw httpError(404, "event_not_found", "GET /events/{id}/cancellation");
     }
-    const deadline = this.time.now + (this.ignoreWatchWait ? 0 : waitSeconds * 1000);
+    const waitEnds = this.time.now + (this.ignoreWatchWait ? 0 : waitSeconds * 1000);
+    const third = (this.leaseSeconds * 1000) / 3;
     for (;;) {
-      if (row.state === "cancelled" && row.cancel!.attempts === query.attempts) {
+      const deadline = this.watchRenews ? Math.min(waitEnds, row.leaseUntil - third) : waitEnds;
+      if (row.state === "cancelled" && row.cancel!.attempts === attempts) {
         watch.end = "cancelled";
         const requestedAt = new Date(row.cancel!.at).toISOString();
         return { cancelRequested: true, reason: row.cancel!.reason, requestedAt };
       }
-      if (!this.#held(row) || row.event.attempts !== query.attempts) {
+      if (!this.#held(row) || row.event.attempts !== attempts) {
         watch.end = "lease_lost";
         throw httpError(409, "lease_lost", "GET /events/{id}/cancellation");
       }
       if (this.time.now >= deadline) {
         watch.end = "quiet";
+        // Renewed as `POST /renew` would: the checks above are the renew's.
+        if (this.watchRenews) row.leaseUntil = this.time.now + this.leaseSeconds * 1000;
         return { cancelRequested: false, leaseExpiresAt: new Date(row.leaseUntil).toISOString() };
       }
       const wake = new AbortController();
       const onAbort = () => wake.abort();
       const cancelled = this.#cancelWake.signal;
-      options.signal?.addEventListener("abort", onAbort, { once: true });
+      signal?.addEventListener("abort", onAbort, { once: true });
       cancelled.addEventListener("abort", onAbort, { once: true });
-      await this.time.sleep(deadline - this.time.now, wake.signal);
-      options.signal?.removeEventListener("abort", onAbort);
+      await this.time.sleep(Math.max(0, deadline - this.time.now), wake.signal);
+      signal?.removeEventListener("abort", onAbort);
       cancelled.removeEventListener("abort", onAbort);
-      if (options.signal?.aborted) {
+      if (signal?.aborted) {
         watch.end = "aborted";
         throw new CapSdkError("aborted", "GET /events/{id}/cancellation aborted");
       }

@@ -4,25 +4,30 @@
  * nothing posted after it, the event acked `cancelled`, `onCancel` called, counted in the summary), the
  * watch is a long-poll that ends with its handler, a kernel without `cancel` gets no watch, and a renew
  * answered 409 with `details.cancelled` stops a handler the watch did not. Deadlines that prove the
- * watch did the work are shorter than the first renewal of a 30 s lease.
+ * watch did the work are shorter than the first renewal of a 30 s lease. A working watch keeps the lease
+ * (the kernel renews it as each watch ends): a turn of three 3 s leases sends no renew at all, and one
+ * whose watches fail is renewed as usual.
  */
 
 import { eventually, startKernel, type TestKernel } from "@commonly/cap-kernel/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { CapClient } from "../../src/client.js";
 import { CancelledError, CapHttpError } from "../../src/errors.js";
 import { clientFor, hideFeatures, startDriver, stopAllDrivers } from "../helpers/drivers.js";
 
 let long: TestKernel; // 30-second leases: a renew comes 15 s into a turn
 let short: TestKernel; // 2-second leases: renewals every second
+let three: TestKernel; // 3-second leases: a watch ends (and renews) every 2 s
 beforeAll(async () => {
-  [long, short] = await Promise.all([
+  [long, short, three] = await Promise.all([
     startKernel({ leaseSeconds: 30, agents: ["stopped", "quick", "plain"], listeners: [] }),
     startKernel({ leaseSeconds: 2, agents: ["renewer"], listeners: [] }),
+    startKernel({ leaseSeconds: 3, agents: ["watcher", "unwatched"], listeners: [] }),
   ]);
 });
 afterEach(stopAllDrivers);
 afterAll(async () => {
-  await Promise.all([long?.stop(), short?.stop()]);
+  await Promise.all([long?.stop(), short?.stop(), three?.stop()]);
 });
 
 const task = (title: string) => ({ taskId: title, title });
@@ -53,6 +58,25 @@ function watchedClient(kernel: TestKernel, agent: string) {
     },
   });
   return { client, watches };
+}
+
+/**
+ * A client that counts its requests by route (`POST /renew`, `GET /cancellation`, …) and, with
+ * `failWatches`, answers every watch 503 itself, as a proxy in front of the kernel might.
+ */
+function countingClient(kernel: TestKernel, agent: string, failWatches = false) {
+  const counts = new Map<string, number>();
+  const client = clientFor(kernel, agent, {
+    fetch: (request: Request) => {
+      const route = new URL(request.url).pathname.split("/").at(-1)!;
+      const key = `${request.method} /${route}`;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+      if (failWatches && route === "cancellation")
+        return Promise.resolve(new Response("upstream unavailable", { status: 503 }));
+      return fetch(request);
+    },
+  });
+  return { client, count: (key: string) => counts.get(key) ?? 0 };
 }
 
 /** A promise that resolves when `signal` aborts. */
@@ -148,5 +172,62 @@ describe("runDriver stops a cancelled turn (cap-kernel)", () => {
     expect(watches).toEqual([]);
     expect(await short.state("renewer", id)).toMatchObject({ state: "cancelled", cancelReason: "requested" });
     expect(await d.stop()).toMatchObject({ cancelled: 1 });
+  });
+});
+
+describe("runDriver's watch keeps the lease (cap-kernel)", () => {
+  /** A turn of three 3 s leases; a rival poller of the same agent meanwhile, who must get nothing. */
+  async function turnOfThreeLeases(agent: string, client: CapClient) {
+    const id = await three.emit(agent, "task.assigned", task("three leases long"));
+    let running = false;
+    const d = startDriver(client, {
+      handle: async () => {
+        running = true;
+        await new Promise((r) => setTimeout(r, 9000));
+      },
+    });
+    await eventually(() => running, "the handler runs");
+    const rival = clientFor(three, agent);
+    const stolen: string[] = [];
+    await eventually(
+      async () => {
+        const { events } = await rival.poll({ limit: 10 });
+        stolen.push(...events.map((e) => e.id));
+        return stolen.length > 0 || d.rec.acks.length > 0;
+      },
+      "the driver acks the event (or the rival gets it)",
+      { timeoutMs: 30_000, everyMs: 250 },
+    );
+    expect(stolen).toEqual([]);
+    expect(d.rec.acks).toEqual([{ id, outcome: "acknowledged", duplicate: false }]);
+    expect(d.rec.lost).toEqual([]);
+    expect(await three.state(agent, id)).toMatchObject({ state: "acked", attempts: 1 });
+    return { id, d };
+  }
+
+  it("sends no renew through a turn of three leases: each watch renews the lease (onRenew)", async () => {
+    const { client, count } = countingClient(three, "watcher");
+    const { id, d } = await turnOfThreeLeases("watcher", client);
+    expect(count("POST /renew")).toBe(0);
+    // A watch ends every 2 s (a third of the lease left), each one renewing the lease.
+    expect(count("GET /cancellation")).toBeGreaterThanOrEqual(4);
+    expect(d.rec.renews.length).toBeGreaterThanOrEqual(4);
+    expect(d.rec.renews.every((r) => r === id)).toBe(true);
+    expect(d.rec.errors).toEqual([]);
+    expect(await d.stop()).toMatchObject({ handled: 1, released: 0 });
+  });
+
+  it("renews the lease itself while every watch fails (a proxy answers them 503)", async () => {
+    const { client, count } = countingClient(three, "unwatched", true);
+    const { d } = await turnOfThreeLeases("unwatched", client);
+    expect(count("GET /cancellation")).toBeGreaterThanOrEqual(2);
+    const watchErrors = d.rec.errors.filter((e) => e.stage === "watch").map((e) => e.error);
+    expect(watchErrors.length).toBeGreaterThanOrEqual(2);
+    for (const error of watchErrors) expect(error).toMatchObject({ status: 503 });
+    // Every 1.5 s (half the lease) through a 9 s turn, each reported (one may be out as the ack goes).
+    expect(count("POST /renew")).toBeGreaterThanOrEqual(4);
+    expect(d.rec.renews.length).toBeGreaterThanOrEqual(4);
+    expect(d.rec.renews.length).toBeLessThanOrEqual(count("POST /renew"));
+    expect(await d.stop()).toMatchObject({ handled: 1, released: 0 });
   });
 });

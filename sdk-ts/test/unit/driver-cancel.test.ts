@@ -205,3 +205,136 @@ describe("runDriver's cancellation watch", () => {
     expect(await t.finish()).toMatchObject({ handled: 1, cancelled: 0 });
   });
 });
+
+describe("runDriver's cancellation watch keeps the lease", () => {
+  it("sends no renew while the watch works: each answer renews (onRenew), one request per 20 s", async () => {
+    const t = cancelling(setup());
+    const id = t.kernel.enqueue("task.assigned", {});
+    t.start({ handle: () => time.sleep(100_000) });
+    await eventually(() => t.kernel.acks.length === 1, "the event is acked");
+    expect(t.kernel.renews).toEqual([]);
+    const quiet = t.kernel.watches.filter((w) => w.end === "quiet");
+    // With a 30 s lease each watch ends after its 20 s wait, when a third of the lease is left.
+    expect(quiet.slice(1).map((w) => w.endedAt! - w.at)).toEqual(quiet.slice(1).map(() => 20_000));
+    expect(quiet.length).toBe(4);
+    expect(t.log.filter((l) => l === `renew:${id}`)).toHaveLength(quiet.length);
+    expect(t.log).not.toContain(`lost:${id}`);
+    expect(t.kernel.rows[0]!.event.attempts).toBe(1);
+    expect(await t.finish()).toMatchObject({ handled: 1, released: 0 });
+  });
+
+  it("keeps a short lease with watches alone: a turn of three leases, no renew, no redelivery", async () => {
+    const t = cancelling(setup());
+    t.kernel.leaseSeconds = 3;
+    const id = t.kernel.enqueue("task.assigned", {});
+    t.start({ handle: () => time.sleep(9000) });
+    await eventually(() => t.kernel.acks.length === 1, "the event is acked");
+    expect(t.kernel.renews).toEqual([]);
+    // Each ends when a third of the 3 s lease is left, having renewed it: every 2 s.
+    const quiet = t.kernel.watches.filter((w) => w.end === "quiet");
+    expect(quiet.slice(1).map((w) => w.endedAt! - w.at)).toEqual(quiet.slice(1).map(() => 2000));
+    expect(quiet.length).toBe(4);
+    expect(t.kernel.acks).toEqual([{ id, result: { outcome: "acknowledged" } }]);
+    expect(t.kernel.rows[0]!.event.attempts).toBe(1);
+    expect(t.log).not.toContain(`lost:${id}`);
+    await t.finish();
+  });
+
+  it("renews on its own timer, from the last known lease end, while the watch fails; stops once a watch is answered", async () => {
+    const t = cancelling(setup());
+    t.kernel.leaseSeconds = 3;
+    t.kernel.enqueue("task.assigned", {});
+    const unavailable = () =>
+      new CapHttpError({ status: 503, code: "unavailable", operation: "GET /events/{id}/cancellation" });
+    const stages: string[] = [];
+    let renewals = 0;
+    t.start({
+      onError: (e) => stages.push(e.stage),
+      // Right after the first watch renewed the lease, the next three fail (waits of 1, 2 and 4 s).
+      onRenew: () => {
+        if (++renewals === 1) t.kernel.watchErrors.push(unavailable(), unavailable(), unavailable());
+      },
+      handle: () => time.sleep(30_000),
+    });
+    await eventually(() => t.kernel.acks.length === 1, "the event is acked");
+    expect(stages).toEqual(["watch", "watch", "watch"]);
+    const w = t.kernel.watches;
+    expect(w.map((x) => x.end)).toEqual([
+      "quiet",
+      "unavailable",
+      "unavailable",
+      "unavailable",
+      ...w.slice(4).map(() => expect.stringMatching(/^(quiet|aborted)$/)),
+    ]);
+    const firstAnswer = w[0]!.endedAt!;
+    const recovered = w[4]!.endedAt!;
+    // The 3 s lease the first watch left is renewed at half of it (renewAt), then every 1.5 s.
+    const renewed = t.kernel.renews.map((r) => r.at);
+    expect(renewed[0]).toBe(firstAnswer + 1500);
+    expect(renewed.length).toBeGreaterThanOrEqual(4);
+    expect(renewed.every((at) => at < recovered)).toBe(true);
+    expect(renewals).toBe(renewed.length + w.filter((x) => x.end === "quiet").length);
+    expect(t.kernel.rows[0]!.event.attempts).toBe(1);
+    expect(t.log.filter((l) => l.startsWith("lost:"))).toEqual([]);
+    await t.finish();
+  });
+
+  it("renews a lease a watch answer left unchanged (a kernel shutting down) until a watch renews it again", async () => {
+    const t = cancelling(setup());
+    t.kernel.watchRenews = false;
+    const id = t.kernel.enqueue("task.assigned", {});
+    t.start({
+      // The kernel renews as watches end again from the renew the driver sends itself.
+      onRenew: () => {
+        t.kernel.watchRenews = true;
+      },
+      handle: () => time.sleep(100_000),
+    });
+    await eventually(() => t.kernel.acks.length === 1, "the event is acked");
+    const [unchanged, ...rest] = t.kernel.watches;
+    expect(unchanged!.endedAt! - unchanged!.at).toBe(20_000);
+    // Less than half the lease was left: renewed at once, and 15 s later while the next watch is out;
+    // none once that watch renewed the lease.
+    const renewed = unchanged!.endedAt!;
+    expect(t.kernel.renews.map((r) => r.at)).toEqual([renewed, renewed + 15_000]);
+    expect(rest[0]).toMatchObject({ end: "quiet", endedAt: renewed + 20_000 });
+    expect(rest.filter((w) => w.end === "quiet").length).toBeGreaterThanOrEqual(3);
+    expect(t.kernel.rows[0]!.event.attempts).toBe(1);
+    expect(t.log).not.toContain(`lost:${id}`);
+    await t.finish();
+  });
+
+  it("falls back to renewals on a kernel whose watch does not renew, and a short lease is kept until it shows", async () => {
+    for (const leaseSeconds of [30, 3]) {
+      const t = cancelling(setup());
+      t.kernel.watchRenews = false;
+      t.kernel.leaseSeconds = leaseSeconds;
+      const id = t.kernel.enqueue("task.assigned", {});
+      t.start({ handle: () => time.sleep(100_000) });
+      await eventually(() => t.kernel.acks.length === 1, `the event is acked (${leaseSeconds} s lease)`);
+      const firstAnswer = t.kernel.watches[0]!.endedAt!;
+      expect(firstAnswer - t.kernel.watches[0]!.at).toBe(20_000);
+      const renewed = t.kernel.renews.map((r) => r.at);
+      const before = renewed.filter((at) => at < firstAnswer);
+      const after = renewed.filter((at) => at > firstAnswer);
+      if (leaseSeconds === 30) {
+        // Until the first answer, as if the watch renewed; then at once (less than half is left), and
+        // every 15 s.
+        expect(before).toEqual([]);
+        expect(renewed[0]).toBe(firstAnswer);
+        expect(after.map((at, i) => at - (renewed[i] ?? 0))).toEqual(after.map(() => 15_000));
+      } else {
+        // The backstop: renewed when an eighth of the lease is left, while the first watch waits.
+        expect(before.length).toBeGreaterThanOrEqual(7);
+        expect(before[0]).toBe(Date.parse(t.kernel.rows[0]!.event.leaseExpiresAt!) - 375);
+      }
+      expect(t.kernel.acks).toEqual([{ id, result: { outcome: "acknowledged" } }]);
+      expect(t.kernel.rows[0]!.event.attempts).toBe(1);
+      expect(t.log).not.toContain(`lost:${id}`);
+      // Every POST /renew is reported, and no watch answer is: none renewed.
+      expect(t.log.filter((l) => l === `renew:${id}`)).toHaveLength(renewed.length);
+      await t.finish();
+      time.stop();
+    }
+  });
+});

@@ -148,7 +148,7 @@ export const cancelChecks = [
             : short.length > 0
               ? `the driver watched delivery ${event.id} with waitSeconds below ${MIN_WAIT}`
               : `the driver watched delivery ${event.id} ${calm.length} times before the cancel`,
-        expected: `GET /events/${event.id}/cancellation?attempts=${event.attempts}&waitSeconds=N with N ≥ ${MIN_WAIT}, at most one per ${MIN_WAIT} s`,
+        expected: `GET /events/${event.id}/cancellation?attempts=<its delivery>&waitSeconds=N with N ≥ ${MIN_WAIT}, at most one per ${MIN_WAIT} s`,
         actual:
           watches.length === 0
             ? "no watch"

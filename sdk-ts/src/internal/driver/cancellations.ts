@@ -7,6 +7,10 @@
  * the lease set's next renew finds that out as well and the driver's lease-lost path handles it). A
  * renew answered 409 with `details.cancelled` (any kernel, watched or not) is the other way in. Each
  * cancel is reported once (`onCancel`) and kept until the driver takes it to ack the event.
+ * A watch that ends without a cancel has renewed the lease (the kernel ends it when a third of the
+ * lease is left, at the latest, and renews it then): while the watch works the driver sends no renew
+ * of that delivery, and each such answer counts as one (`onQuiet`). From a watch's failure
+ * (`onKeeping` false) until one is answered again, the driver's lease set renews as usual.
  * Failures of a watch back off from the poll interval (network, timeouts, 5xx; a 429 never sooner
  * than its `Retry-After`), and so does a kernel that answers "not cancelled" far sooner than the wait
  * it was asked for: a watch must never poll in a tight loop. It never throws, and keeps at most one
@@ -30,6 +34,13 @@ export interface CancellationsOptions {
   onCancel(event: Event, error: CancelledError): void;
   /** A watch failed (it is retried, or ends when retrying cannot help). */
   onError(event: Event, error: unknown): void;
+  /** Whether the watch of `event` keeps its lease: true as it starts, false when a watch fails. */
+  onKeeping(event: Event, keeping: boolean): void;
+  /**
+   * A watch of `event` ended without a cancel, the lease running until `leaseExpiresAt`; `inTime`: it
+   * waited as asked (an answer far sooner is followed by a backoff, not by the next watch).
+   */
+  onQuiet(event: Event, leaseExpiresAt: string, inTime: boolean): void;
 }
 
 /**
@@ -154,6 +165,7 @@ export class Cancellations {
     watched.request = request;
     const current = () => this.#turns.get(event.id) === watched;
     let backoff: Backoff | undefined;
+    this.#o.onKeeping(event, true);
     while (current()) {
       let delayMs = 0;
       const sent = this.#o.clock();
@@ -168,13 +180,18 @@ export class Cancellations {
           this.#learn(event, answer.reason, answer.requestedAt || undefined);
           return;
         }
-        if (this.#o.clock() - sent >= EARLY_ANSWER_MS) backoff?.reset();
+        const inTime = this.#o.clock() - sent >= EARLY_ANSWER_MS;
+        // Until a watch waits as asked, the lease set renews: the next answer is a backoff away.
+        this.#o.onQuiet(event, answer.leaseExpiresAt, inTime);
+        if (inTime) backoff?.reset();
         else {
           backoff ??= this.#backoff();
           delayMs = backoff.next();
         }
       } catch (error) {
         if (!current()) return;
+        // Whether it is retried or not, renewals take over now.
+        this.#o.onKeeping(event, false);
         const verdict = this.#judge(error);
         if (verdict.stop) {
           this.end(event.id);
@@ -207,7 +224,10 @@ export class Cancellations {
     if (error.status === 404 || error.status === 405) {
       // Advertised but not routed: stop watching for the rest of the run (renewals still tell).
       this.#supported = false;
-      for (const id of [...this.#turns.keys()]) this.end(id);
+      for (const [id, w] of [...this.#turns]) {
+        if (w.request) this.#o.onKeeping(w.event, false);
+        this.end(id);
+      }
     }
     // 400, 401, 403…: another try would get the same answer; the poll loop deals with the token.
     return { stop: true, report: true };
