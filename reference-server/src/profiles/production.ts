@@ -37,8 +37,8 @@ function agentAuthorization(headers: IncomingHttpHeaders): string | undefined {
 
 export const productionProfile: WireProfile = {
   name: "production",
-  // The production kernel has no cancellation (issue 34 added it to CAP): a driver tried against this
-  // profile must not come to rely on it, so /info does not offer it (nor doubleTexting).
+  // The production kernel has no cancellation: a driver tried against this profile must not come to rely
+  // on it, so /info does not offer it (nor doubleTexting) and its CAP routes answer 404 route_not_found.
   unadvertised: ["cancel"],
   agentAuthorization,
   // `_id` beside `id` is in both profiles (field notes: "keep `_id` beside `id`").

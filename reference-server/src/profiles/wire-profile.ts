@@ -28,6 +28,6 @@ export interface WireProfile {
   ackAnswer(): Record<string, unknown>;
   /** Status and body of a successful `POST /pods/{podId}/messages`. */
   postAnswer(m: PostedMessage): { status: number; body: Record<string, unknown> };
-  /** Optional CAP features this profile leaves out of `/info` (their routes are still served). */
+  /** Optional CAP features this profile leaves out of `/info` (their CAP routes answer 404 route_not_found). */
   readonly unadvertised: readonly string[];
 }

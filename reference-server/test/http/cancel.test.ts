@@ -363,7 +363,7 @@ for (const [name, skip, makeDb] of STORES) {
 }
 
 describe("feature cancel under the production profile", () => {
-  it("is not advertised (the production kernel has none), though its routes answer", async () => {
+  it("is not advertised (the production kernel has none), and its CAP routes answer 404 route_not_found", async () => {
     const k = await startKernelInProcess({ agents: ["alpha"], profile: "production" });
     try {
       const info = (
@@ -377,7 +377,13 @@ describe("feature cancel under the production profile", () => {
       expect(info).not.toHaveProperty("doubleTexting");
       expect(info.limits).not.toHaveProperty("maxCancelWatchesPerToken");
       const id = await k.emit("alpha", "task.assigned", { taskId: "t", title: "x" });
-      expect((await k.cap(k.agents.alpha!.token, "POST", `/events/${id}/cancel`)).status).toBe(200);
+      for (const [method, path] of [
+        ["POST", `/events/${id}/cancel`],
+        ["GET", `/events/${id}/cancellation?attempts=1`],
+      ] as const) {
+        const r = await k.cap<{ code: string }>(k.agents.alpha!.token, method, path);
+        expect([r.status, r.body.code]).toEqual([404, "route_not_found"]);
+      }
     } finally {
       await k.stop();
     }

@@ -79,6 +79,18 @@ export async function capEventRoutes(app: FastifyInstance, { kernel, validators,
     },
   );
 
+  app.post<CapRoute<"/events/ack", "post">>(
+    "/events/ack",
+    { preValidation: checks({ body: validators.capModel("BatchAckRequest") }) },
+    async (req) => ({
+      results: await kernel.events.ackMany(agentOf(req), req.body.acks),
+    }),
+  );
+
+  // A profile that leaves `cancel` out of /info answers its routes 404 route_not_found, as a kernel without
+  // the feature would (CAP-INFO-3): a driver tried against it must not come to rely on them.
+  if (profile.unadvertised.includes("cancel")) return;
+
   app.post<CapRoute<"/events/{id}/cancel", "post">>(
     "/events/:id/cancel",
     { preValidation: checks({ body: validators.capModel("CancelRequest"), optionalBody: true }) },
@@ -117,13 +129,5 @@ export async function capEventRoutes(app: FastifyInstance, { kernel, validators,
         gone.dispose();
       }
     },
-  );
-
-  app.post<CapRoute<"/events/ack", "post">>(
-    "/events/ack",
-    { preValidation: checks({ body: validators.capModel("BatchAckRequest") }) },
-    async (req) => ({
-      results: await kernel.events.ackMany(agentOf(req), req.body.acks),
-    }),
   );
 }
