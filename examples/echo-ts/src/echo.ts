@@ -5,9 +5,12 @@
  * runDriver does the rest — long-poll, ack after the reply, renew the lease
  * of a slow handler, skip unknown types, re-ack duplicates, back off on failures. A revoked or unknown
  * token stops it at the first refusal, with a line on stderr (runDriver alone stops after three).
+ * A mention with `sleep N` (N ≤ 300) works N seconds before answering: a human's Stop (the console's
+ * button) aborts `ctx.signal`, and runDriver posts nothing and acks the event `cancelled`.
  *
  * Run: CAP_URL=http://127.0.0.1:7070 CAP_TOKEN=cm_agent_… node dist/echo.js
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import { CapClient, CapHttpError, CapSdkError, runDriver } from "@commonly/cap-sdk";
 
 const client = new CapClient({
@@ -44,11 +47,19 @@ const summary = await runDriver({
   handle: {
     // The reply's Idempotency-Key comes from the event id: a redelivery never posts twice.
     "mention.received": async (event, ctx) => {
+      const work = /\bsleep (\d{1,4})\b/i.exec(event.payload.content);
+      if (work) {
+        const seconds = Math.min(300, Number(work[1]));
+        console.log(`${event.id}: working ${seconds} s before answering (Stop ends it)`);
+        // Rejects at once when the turn is cancelled: runDriver then acks `cancelled` and posts nothing.
+        await sleep(seconds * 1000, undefined, { signal: ctx.signal });
+      }
       await ctx.reply(`echo: ${echoText(event.payload.content, event.payload.mention)}`);
     },
   },
   onAck: ({ event, result }) =>
     console.log(`${event.type} ${event.id} attempt ${event.attempts}: ${result.outcome}`),
+  onCancel: ({ event, reason }) => console.log(`${event.id} was cancelled (${reason}): handler aborted`),
   onError: ({ stage, error }) => console.error(`${stage} failed: ${(error as Error).message}`),
   onPollError: ({ error, delayMs }) => {
     if (deadToken(error)) {

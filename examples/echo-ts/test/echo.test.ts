@@ -137,3 +137,32 @@ describe("examples/echo-ts against cap-kernel", () => {
     }
   }, 90_000);
 });
+
+describe("examples/echo-ts stopped mid-turn", () => {
+  it("aborts a `sleep 60` turn when a human cancels it: logged, nothing posted, acked cancelled", async () => {
+    const posted = await kernel.admin.post(`/api/pods/${kernel.podId}/messages`, {
+      content: "@echo-ts sleep 60 please",
+    });
+    const event = await eventually(async () => {
+      const e = (await eventsOf("echo-ts")).find((x) => x.payload?.messageId === posted.id);
+      return e && driver.output().includes(`${e.id}: working 60 s`) ? e : undefined;
+    }, "the driver works on the mention");
+    const cancelled = await kernel.admin.post(`/api/pods/${kernel.podId}/events/${event.id}/cancel`, {
+      reason: "not now",
+    });
+    expect(cancelled).toMatchObject({ status: "cancelled", changed: true });
+    await eventually(
+      () => driver.output().includes(`${event.id} was cancelled (not now): handler aborted`),
+      "the driver logs the abort",
+    );
+    await eventually(
+      () => driver.output().includes(`mention.received ${event.id} attempt 1: cancelled`),
+      "the driver acks it cancelled",
+    );
+    const { messages } = await kernel.admin.get(`/api/pods/${kernel.podId}/messages?limit=50`);
+    expect(messages.filter((m: { replyToMessageId?: string }) => m.replyToMessageId === posted.id)).toEqual(
+      [],
+    );
+    expect((await eventsOf("echo-ts")).find((x) => x.id === event.id)?.state).toBe("cancelled");
+  });
+});

@@ -145,6 +145,7 @@ export async function demoCommand(flags: ServeFlags & { driver?: string; keep?: 
     `  curl -s -X POST ${url}/api/pods/${seed.podId}/messages -H 'authorization: Bearer ${seed.humanToken}' \\`,
   );
   say(`       -H 'content-type: application/json' -d '{"content":"hello @echo"}'`);
+  say(`Stop a running turn: post "@echo sleep 60" the same way, then press Stop on its row in the console.`);
   say("Poll as helper (long-poll 25 s):");
   say(
     `  curl -s '${url}${CAP_BASE_PATH}/events?waitSeconds=25' -H 'authorization: Bearer ${seed.helperToken}'`,

@@ -3,6 +3,10 @@
  * "echo: …" as a threaded reply that mentions no agent, so it never starts a chain (Idempotency-Key = event id, so a redelivery never posts twice), acks everything.
  * It talks to the kernel over HTTP like any external driver; stop() aborts the poll in flight. It knows
  * the production profile's mention names too, so `demo --profile production` answers as well.
+ *
+ * A mention with `sleep N` (N ≤ 300 seconds) makes it work that long before answering, watching the event
+ * for a cancel meanwhile (the watch also keeps its lease): a Stop in the console ends the turn at once, with
+ * nothing posted and the event acked `cancelled`.
  */
 import { CAP_BASE_PATH } from "@commonly/cap-spec/constants";
 
@@ -24,10 +28,15 @@ export function echoText(content: string, self: string): string {
   return content.replace(own, "").replace(AT_MENTION, "").replace(/\s+/g, " ").trim() || "(nothing to echo)";
 }
 
+/** `sleep N` in a mention: how long the demo's turn works, in seconds (at most 300). */
+const SLEEP = /\bsleep (\d{1,4})\b/i;
+const MAX_SLEEP_SECONDS = 300;
+
 interface CapEvent {
   id: string;
   type: string;
   podId: string;
+  attempts: number;
   payload: { messageId?: string; content?: string; author?: { name?: string } };
 }
 
@@ -36,9 +45,38 @@ export function startEchoDriver({ baseUrl, token, name, log = () => {} }: EchoDr
   const api = `${baseUrl}${CAP_BASE_PATH}`;
   const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
 
+  /** Works `seconds` on `e`, watching it: "cancelled" when a cancel came (logged), "lost" without a lease. */
+  async function work(e: CapEvent, seconds: number): Promise<"done" | "cancelled" | "lost"> {
+    log(`${name} is working on ${e.id} for ${seconds} s (the console's Stop button ends it)`);
+    const end = Date.now() + seconds * 1000;
+    while (!stop.signal.aborted) {
+      const left = Math.ceil((end - Date.now()) / 1000);
+      if (left <= 0) return "done";
+      const wait = Math.min(20, left);
+      const r = await fetch(`${api}/events/${e.id}/cancellation?attempts=${e.attempts}&waitSeconds=${wait}`, {
+        headers,
+        signal: stop.signal,
+      });
+      if (r.status === 409) return "lost";
+      const body = (await r.json()) as { cancelRequested?: boolean; reason?: string };
+      if (r.ok && body.cancelRequested) {
+        log(`${name}: ${e.id} was cancelled (${body.reason}); stopped, posting nothing`);
+        return "cancelled";
+      }
+      // A kernel without the watch answers at once: wait out the slice instead of asking again.
+      if (!r.ok) await new Promise((done) => setTimeout(done, wait * 1000));
+    }
+    return "lost";
+  }
+
   async function handle(e: CapEvent) {
     const text = e.payload.content ?? "";
     if (MENTION_TYPES.has(e.type) && e.payload.messageId) {
+      const sleep = SLEEP.exec(text);
+      if (sleep) {
+        const outcome = await work(e, Math.min(MAX_SLEEP_SECONDS, Number(sleep[1])));
+        if (outcome !== "done") return outcome;
+      }
       const reply = echoText(text, name);
       const r = await fetch(`${api}/pods/${e.podId}/messages`, {
         method: "POST",
@@ -65,12 +103,15 @@ export function startEchoDriver({ baseUrl, token, name, log = () => {} }: EchoDr
         failures = 0;
         for (const e of events) {
           const outcome = await handle(e);
-          await fetch(`${api}/events/${e.id}/ack`, {
+          // A delivery whose lease was lost is not this driver's to settle any more.
+          if (outcome === "lost") continue;
+          const r = await fetch(`${api}/events/${e.id}/ack`, {
             method: "POST",
             headers,
             body: JSON.stringify({ result: { outcome } }),
             signal: stop.signal,
           });
+          if (outcome === "cancelled") log(`${name} acked ${e.id} cancelled (${r.status})`);
         }
       } catch {
         if (stop.signal.aborted) return;

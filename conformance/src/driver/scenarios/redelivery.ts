@@ -103,7 +103,17 @@ export const redeliveryChecks = [
         return;
       }
       const renews = ctx.wire("renew").filter((x) => x.eventId === event.id);
-      const good = renews.filter((x) => x.status === 200);
+      // A cancel watch answered without a cancel renewed the lease too (CAP-CANCEL-9): a driver that
+      // watches needs no renew of its own.
+      const watched = ctx
+        .wire("cancel-watch")
+        .filter(
+          (x) =>
+            x.eventId === event.id &&
+            x.status === 200 &&
+            (x.json as { cancelRequested?: unknown } | undefined)?.cancelRequested === false,
+        );
+      const good = [...renews.filter((x) => x.status === 200), ...watched];
       const redelivered = ctx
         .wire("poll")
         .some((x) => polledEvents(x).some((e) => e.id === event.id && Number(e.attempts) > 1));
@@ -111,9 +121,9 @@ export const redeliveryChecks = [
         message: redelivered
           ? `the lease of ${event.id} ran out while the driver was still handling it, and the kernel redelivered it`
           : `the driver handled ${event.id} for ${hold} ms, 2.5 leases, without renewing its lease`,
-        expected: `POST /events/${event.id}/renew answered 200 before the lease (${ctx.leaseMs} ms) ended`,
+        expected: `POST /events/${event.id}/renew (or a cancel watch of it) answered 200 before the lease (${ctx.leaseMs} ms) ended`,
         actual: renews.length === 0 ? "no renew" : renews.map((r) => `renew → ${r.status}`).join(", "),
-        wire: ctx.wire("poll", "post", "renew", "ack", "batch-ack"),
+        wire: ctx.wire("poll", "post", "renew", "cancel-watch", "ack", "batch-ack"),
       });
       for (const x of ctx.wire("ack", "batch-ack"))
         if (ackResults(x, event.id).length > 0 && x.status !== 200)
