@@ -21,7 +21,7 @@ export const GOALS = {
   idleWakeSqlite: { of: "value", op: "<=", target: 10 },
   idleWakePostgres: { of: "value", op: "<=", target: 30 },
   idleRss: { of: "value", op: "<=", target: 250 },
-  /** Cancel to the SDK handler's abort (issue 34): 1 s p99 on one kernel, 2 s across PostgreSQL replicas. */
+  /** Cancel to the SDK handler's abort: 1 s p99 on one kernel, 2 s across PostgreSQL replicas. */
   cancelSqlite: { of: "value", op: "<=", target: 1000 },
   cancelPostgres: { of: "value", op: "<=", target: 2000 },
   /** A running turn with nothing happening: at most one watch request per 20 s (CAP-CANCEL-16). */

@@ -1,5 +1,5 @@
 /**
- * Cancellation (issue 34, feature `cancel`): how soon a running turn learns of a human's cancel, and what
+ * Cancellation (feature `cancel`): how soon a running turn learns of a human's cancel, and what
  * watching for cancels costs while nothing happens.
  *
  * Beside it, as in idle.mjs, `sizes.idleDrivers` (2,000) idle drivers long-poll `GET /events?waitSeconds=25`
