@@ -14,6 +14,7 @@ import {
   isRequested,
   keepHeld,
   notRequestedShape,
+  peek,
   requestedShape,
   settle,
   shows,
@@ -78,30 +79,33 @@ export const cancelWatchChecks = [
     id: "cancel.watch-held",
     family: "cancel",
     title:
-      "holds a watch of a held delivery until the wait ends (cancelRequested false, leaseExpiresAt) or a cancel comes (cancelRequested true)",
+      "holds a watch of a held delivery until the wait ends or a third of the lease is left, then renews it (cancelRequested false, leaseExpiresAt), or until a cancel comes (cancelRequested true)",
     verifies: ["CAP-CANCEL-9"],
     feature: "cancel",
     queue: true,
     async run(ctx: CheckContext) {
       const W = 2;
       const d = await held(ctx);
-      // Without renew a watch longer than the lease would outlive the delivery it names.
-      if (ctx.has("renew") || leaseMs(ctx) >= (W + 1) * 1000) {
-        const stop = keepHeld(ctx, d);
-        const t0 = now();
-        const res = await ctx
-          .as("b")
-          .cancellation(d.event.id, { attempts: d.event.attempts, waitSeconds: W });
-        const took = now() - t0;
-        await stop();
-        ctx.expect("CAP-CANCEL-9", isNotRequested(res) && took >= W * 1000 - 50, {
-          message: `a watch (waitSeconds=${W}) of a held delivery nobody cancelled answered after ${Math.round(took)} ms`,
-          expected: `${notRequestedShape}, after ${W * 1000} ms`,
-          actual: `${shows(res)} after ${Math.round(took)} ms`,
-          exchange: res,
-        });
-      } else
-        ctx.note("the uncancelled wait was not checked: no renew, and a lease too short to hold a watch");
+      // A watch with nothing happening ends at its wait or once a third of the lease is left, whichever is
+      // first, and renews the lease then: a watch at waitSeconds 0 renews at once, so the lease is whole.
+      const before = await peek(ctx, d);
+      const started = now();
+      const quiet = await ctx
+        .as("b")
+        .cancellation(d.event.id, { attempts: d.event.attempts, waitSeconds: W });
+      const took = now() - started;
+      const holdMs = Math.min(W * 1000, (2 * leaseMs(ctx)) / 3);
+      const renewed =
+        isNotRequested(before) &&
+        isNotRequested(quiet) &&
+        Date.parse((quiet.body as { leaseExpiresAt: string }).leaseExpiresAt) >
+          Date.parse((before.body as { leaseExpiresAt: string }).leaseExpiresAt);
+      ctx.expect("CAP-CANCEL-9", renewed && took >= holdMs - 150 && took < W * 1000 + 1000, {
+        message: `a watch (waitSeconds=${W}, lease ${leaseMs(ctx)} ms) of a held delivery nobody cancelled answered after ${Math.round(took)} ms`,
+        expected: `${notRequestedShape} after about ${Math.round(holdMs)} ms (the wait, or a third of the lease left), its leaseExpiresAt later than ${shows(before)}'s: the watch renewed the lease`,
+        actual: `${shows(quiet)} after ${Math.round(took)} ms`,
+        exchange: quiet,
+      });
       const e = await held(ctx);
       const stop = keepHeld(ctx, e);
       const reason = `conformance ${ctx.nonce()}`;

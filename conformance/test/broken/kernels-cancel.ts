@@ -158,6 +158,21 @@ export const cancelKernels: BrokenKernel[] = [
     }),
   },
   {
+    name: "holds a quiet watch for its whole wait, past the lease, and renews nothing",
+    breaks: "CAP-CANCEL-9",
+    only: ["cancel.watch-held"],
+    make: () => ({
+      async request(req) {
+        const wait = Number(req.url.searchParams.get("waitSeconds") ?? 0);
+        if (!isWatch(req) || !(wait > 0)) return req;
+        // The fixture's lease (1 s) ends during the wait; the late look finds the delivery lost.
+        await sleep(wait * 1000);
+        req.url.searchParams.set("waitSeconds", "0");
+        return req;
+      },
+    }),
+  },
+  {
     name: "looks at held watches every 2.5 s instead of waking them",
     breaks: "CAP-CANCEL-10",
     only: ["cancel.watch-wakes-within-a-second"],
