@@ -26,7 +26,8 @@ import { service, step, stopAll } from "./steps.mjs";
 import { MODES, prepareConsumer, tsc } from "./typescript.mjs";
 
 const release = inject("release");
-const SUITE_LIMIT_KB = 5 * 1024;
+// Room for the check families the protocol gains; a kernel or a native module would blow it at once.
+const SUITE_LIMIT_KB = 5.5 * 1024;
 
 /** Declares the suite for `major` (a key of NODE_RELEASES). */
 export function packAndInstall(major) {
@@ -88,7 +89,7 @@ export function packAndInstall(major) {
       expect(ready.status).toBe(200);
     });
 
-    it("@commonly/cap-conformance: installs without the kernel and without a native module, in at most 5 MB", async () => {
+    it("@commonly/cap-conformance: installs without the kernel and without a native module, in at most 5.5 MB", async () => {
       suite = await npmProject(`conformance-node${major}`, [ctx.spec("@commonly/cap-conformance")], ctx);
       const kb = await suite.sizeKb();
       record("@commonly/cap-conformance", suite, kb);
