@@ -2,8 +2,8 @@
  * The lease rules of the SQLite queue, each written once as a SQL fragment over the `events` row: what
  * "ready", "held", "exhausted", "released" and "cancelled" mean, and the state changes of claim, ack,
  * retire, release, requeue, fail and cancel. Every statement of the queue (`events/`) is composed from
- * these names, and `test/store/lease-rules.test.ts` fails on a statement that restates one; `../postgres/lease-rules.ts`
- * is the same list in PostgreSQL.
+ * these names, and `test/store/lease-rules.test.ts` fails on a statement that restates one;
+ * `../postgres/lease-rules.ts` is the same list in PostgreSQL.
  *
  * A fragment that needs a value takes the parameter's SQL text (`@now`, `?`), so each statement keeps
  * its own binding style. Columns are unqualified: use a fragment where `events` is the only table with
