@@ -11,22 +11,12 @@ import {
   startKernelInProcess,
   type TestKernel,
 } from "../../src/testing/index.js";
-import { freshPgSchema, pgSkipReason, pgTestUrl } from "../../src/testing/pg.js";
+import { kernelDbs } from "../helpers/kernel-dbs.js";
 
 const CAP = "/api/agents/runtime";
 const LEASE_SECONDS = 3;
 
-const STORES: [string, string | undefined, () => Promise<{ db: string; drop: () => Promise<void> }>][] = [
-  ["SQLite", undefined, async () => ({ db: "sqlite::memory:", drop: async () => {} })],
-  [
-    "PostgreSQL",
-    pgTestUrl ? undefined : pgSkipReason,
-    async () => {
-      const s = await freshPgSchema("cap_watch_renews");
-      return { db: s.url, drop: s.drop };
-    },
-  ],
-];
+const STORES = kernelDbs("cap_watch_renews");
 
 for (const [name, skip, makeDb] of STORES) {
   describe.skipIf(skip !== undefined)(`the cancel watch renews on ${name}${skip ? ` (${skip})` : ""}`, () => {

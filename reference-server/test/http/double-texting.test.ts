@@ -13,22 +13,12 @@ import {
   startKernelInProcess,
   type TestKernel,
 } from "../../src/testing/index.js";
-import { freshPgSchema, pgSkipReason, pgTestUrl } from "../../src/testing/pg.js";
+import { kernelDbs } from "../helpers/kernel-dbs.js";
 
 const CAP = "/api/agents/runtime";
 type Ev = { id: string; type: string; supersedes?: string[]; payload: { content?: string } };
 
-const STORES: [string, string | undefined, () => Promise<{ db: string; drop: () => Promise<void> }>][] = [
-  ["SQLite", undefined, async () => ({ db: "sqlite::memory:", drop: async () => {} })],
-  [
-    "PostgreSQL",
-    pgTestUrl ? undefined : pgSkipReason,
-    async () => {
-      const s = await freshPgSchema("cap_dtext");
-      return { db: s.url, drop: s.drop };
-    },
-  ],
-];
+const STORES = kernelDbs("cap_dtext");
 
 for (const [name, skip, makeDb] of STORES) {
   describe.skipIf(skip !== undefined)(`double texting on ${name}${skip ? ` (${skip})` : ""}`, () => {
