@@ -86,6 +86,11 @@ export async function startTracing(
         setEnqueueTraceHook(undefined);
         try {
           await provider.shutdown();
+        } catch (err) {
+          // A collector that is down must not fail the kernel's close: its spans are lost, and said so.
+          process.stderr.write(
+            `cap-kernel: warning: spans not exported at shutdown: ${(err as Error).message}\n`,
+          );
         } finally {
           if (ownContext) context.disable();
           if (ownPropagator) propagation.disable();
