@@ -25,7 +25,7 @@ export function linksOf(events: readonly DeliveredEvent[]): Link[] {
   const links: Link[] = [];
   for (const e of events) {
     // The stored record's columns (the wire's `traceContext` is made from them in profiles/).
-    const { traceparent, tracestate } = e as { traceparent?: string | null; tracestate?: string | null };
+    const { traceparent, tracestate } = e;
     if (!traceparent) continue;
     const tc: TraceContext = tracestate ? { traceparent, tracestate } : { traceparent };
     links.push({ context: spanContextOf(tc), attributes: { [MESSAGING_MESSAGE_ID]: e.id } });

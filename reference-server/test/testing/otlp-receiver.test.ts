@@ -29,8 +29,12 @@ afterEach(async () => {
   await r.close();
 });
 
-const post = (body: Buffer | string, headers: Record<string, string>, path = "/v1/traces") =>
-  fetch(`${r.url}${path}`, { method: "POST", headers, body });
+const post = (body: Uint8Array | string, headers: Record<string, string>, path = "/v1/traces") =>
+  fetch(`${r.url}${path}`, {
+    method: "POST",
+    headers,
+    body: typeof body === "string" ? body : new Uint8Array(body),
+  });
 
 describe("startOtlpReceiver", () => {
   it("listens on loopback and decodes an OTLP/JSON export", async () => {
@@ -48,7 +52,13 @@ describe("startOtlpReceiver", () => {
             { key: "messaging.batch.message_count", value: { intValue: 2 } },
             { key: "ok", value: { boolValue: true } },
           ],
-          links: [{ traceId: TRACE, spanId: PARENT, attributes: [{ key: "messaging.message.id", value: { stringValue: "evt_1" } }] }],
+          links: [
+            {
+              traceId: TRACE,
+              spanId: PARENT,
+              attributes: [{ key: "messaging.message.id", value: { stringValue: "evt_1" } }],
+            },
+          ],
         }),
       ),
       { "content-type": "application/json" },
@@ -71,11 +81,30 @@ describe("startOtlpReceiver", () => {
 
   it("reads base64 ids, named kinds, a root span without parent, and a gzip body", async () => {
     const body = gzipSync(
-      JSON.stringify(exportOf({ traceId: b64(TRACE), spanId: b64(SPAN), parentSpanId: "", name: "GET /x", kind: "SPAN_KIND_SERVER" }, "k2")),
+      JSON.stringify(
+        exportOf(
+          {
+            traceId: b64(TRACE),
+            spanId: b64(SPAN),
+            parentSpanId: "",
+            name: "GET /x",
+            kind: "SPAN_KIND_SERVER",
+          },
+          "k2",
+        ),
+      ),
     );
-    expect((await post(body, { "content-type": "application/json", "content-encoding": "gzip" })).status).toBe(200);
+    expect(
+      (await post(body, { "content-type": "application/json", "content-encoding": "gzip" })).status,
+    ).toBe(200);
     const [span] = r.spans();
-    expect(span).toMatchObject({ traceId: TRACE, spanId: SPAN, name: "GET /x", kind: "server", serviceName: "k2" });
+    expect(span).toMatchObject({
+      traceId: TRACE,
+      spanId: SPAN,
+      name: "GET /x",
+      kind: "server",
+      serviceName: "k2",
+    });
     expect(span).not.toHaveProperty("parentSpanId");
   });
 

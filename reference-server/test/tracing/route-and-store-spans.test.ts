@@ -161,4 +161,25 @@ describe("poll, ack and post spans", () => {
     expect(traceOf(commits[0]!)).toBe(TRACE_ID);
     expect(commits[0]!.attributes["db.system.name"]).toBe("sqlite");
   });
+
+  it("records a post's send span inside its commit, counting its events, and the event names it", async () => {
+    const posted = await t.call("POST", `/api/pods/${t.podId}/messages`, t.human, {
+      body: { content: "sent" },
+      headers: { traceparent: TRACEPARENT, tracestate: "k=v" },
+    });
+    expect(posted.status).toBe(201);
+    const commit = t.named("commit").at(-1)!;
+    const send = t.named("send").at(-1)!;
+    expect(send.kind).toBe(SpanKind.PRODUCER);
+    expect(parentOf(send)).toBe(idOf(commit));
+    expect(send.attributes["messaging.batch.message_count"]).toBe(1);
+    const polled = await t.call("GET", `${CAP}/events?limit=50`, t.agent);
+    const event = (polled.body as { events: { id: string; traceContext?: unknown }[] }).events.at(-1)!;
+    expect(event.traceContext).toEqual({ traceparent: `00-${TRACE_ID}-${idOf(send)}-01`, tracestate: "k=v" });
+    const link = t
+      .named("receive")
+      .at(-1)!
+      .links.find((l) => l.attributes?.["messaging.message.id"] === event.id);
+    expect(link?.context.spanId).toBe(idOf(send));
+  });
 });
