@@ -7,7 +7,10 @@ import type { components } from "./generated/cap-v1.js";
 export type { components, operations, paths } from "./generated/cap-v1.js";
 
 type Schemas = components["schemas"];
-export type Event = Schemas["Event"];
+// Until the spec's `trace-context` lands in the generated types: the shapes the design gives.
+/** W3C trace context of what caused an event (CAP feature `trace-context`); a request sends it as headers. */
+export type TraceContext = { traceparent: string; tracestate?: string };
+export type Event = Schemas["Event"] & { traceContext?: TraceContext };
 export type EventList = Schemas["EventList"];
 export type AckOutcome = Schemas["AckOutcome"];
 export type AckResult = Schemas["AckResult"];
