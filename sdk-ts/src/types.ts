@@ -7,10 +7,7 @@ import type { components } from "./generated/cap-v1.js";
 export type { components, operations, paths } from "./generated/cap-v1.js";
 
 type Schemas = components["schemas"];
-// Until the spec's `trace-context` lands in the generated types: the shapes the design gives.
-/** W3C trace context of what caused an event (CAP feature `trace-context`); a request sends it as headers. */
-export type TraceContext = { traceparent: string; tracestate?: string };
-export type Event = Schemas["Event"] & { traceContext?: TraceContext };
+export type Event = Schemas["Event"];
 export type EventList = Schemas["EventList"];
 export type AckOutcome = Schemas["AckOutcome"];
 export type AckResult = Schemas["AckResult"];
@@ -46,6 +43,8 @@ export type Info = Schemas["Info"];
 export type DecisionRequest = Schemas["DecisionRequest"];
 export type DecisionResponse = Schemas["DecisionResponse"];
 export type CapErrorBody = Schemas["Error"];
+/** W3C trace context (CAP feature `trace-context`): what caused an event; a request sends it as its headers. */
+export type TraceContext = Schemas["TraceContext"];
 export type MessagePostedPayload = Schemas["MessagePostedPayload"];
 export type MentionReceivedPayload = Schemas["MentionReceivedPayload"];
 export type HeartbeatTickPayload = Schemas["HeartbeatTickPayload"];
