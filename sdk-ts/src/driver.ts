@@ -32,8 +32,9 @@ import { LeaseSet } from "./internal/driver/lease.js";
 import { PollSize } from "./internal/driver/poll-size.js";
 import { Poller } from "./internal/driver/poller.js";
 import { delaySecondsOf, Settler } from "./internal/driver/settle.js";
-import { type TurnSpan, TurnSpans } from "./internal/driver/spans.js";
+import { TurnSpans } from "./internal/driver/spans.js";
 import { runTurn } from "./internal/driver/turn.js";
+import type { TurnSpan } from "./internal/driver/turn-span.js";
 import type { AckResult, Event, Info } from "./types.js";
 
 /**

@@ -10,7 +10,7 @@ import type * as OtelApi from "@opentelemetry/api";
 import type { Event, TraceContext } from "../../types.js";
 import { SDK_VERSION } from "../../version.js";
 import { validTraceContext } from "../client/trace-headers.js";
-import type { SpanEnding, Spans, TurnSpan } from "./spans.js";
+import type { SpanEnding, Spans, TurnSpan } from "./turn-span.js";
 
 type Api = typeof OtelApi;
 

@@ -6,28 +6,8 @@
  * event carry the event's own context. It must never throw into the driver, and never import the
  * package statically (a bundler would then demand it of every application).
  */
-import type { AckResult, Event, TraceContext } from "../../types.js";
-
-/** How a turn ended, for its span. */
-export type SpanEnding =
-  | { acked: AckResult; duplicate: boolean }
-  | { failed: unknown; failureClass: string }
-  | { givenUp: "lost" | "stopped" };
-
-/** The span of one event's turn. */
-export interface TurnSpan {
-  /** The span's own context: what the runtime's requests for the event send. */
-  readonly context: TraceContext | undefined;
-  /** The context a handler's request sends now: its active span when that is of this trace, else the turn's. */
-  current(): TraceContext | undefined;
-  /** Runs `fn` with the span as the active context. */
-  run<T>(fn: () => T): T;
-  end(ending: SpanEnding): void;
-}
-
-export interface Spans {
-  start(event: Event, agentName: string | undefined): TurnSpan | undefined;
-}
+import type { Event, TraceContext } from "../../types.js";
+import type { SpanEnding, Spans, TurnSpan } from "./turn-span.js";
 
 /** The spans of the turns that run, by event id: what the runtime's requests for each event carry. */
 export class TurnSpans {

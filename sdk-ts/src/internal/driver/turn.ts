@@ -15,7 +15,7 @@ import { CancelledError, CapHttpError, CapSdkError } from "../../errors.js";
 import type { Event, TraceContext } from "../../types.js";
 import { fnv1a, type Sleep } from "../client/time.js";
 import { validTraceContext } from "../client/trace-headers.js";
-import type { TurnSpan } from "./spans.js";
+import type { TurnSpan } from "./turn-span.js";
 
 export type TurnOutcome =
   | { kind: "done"; value: HandlerResult }
