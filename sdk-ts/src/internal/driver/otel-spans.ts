@@ -29,7 +29,7 @@ function parseTraceparent(value: string): { traceId: string; parentId: string; f
 }
 
 /** `00-<traceId>-<spanId>-<flags>`: the version a driver sends for a span of its own. */
-export function formatTraceparent(traceId: string, spanId: string, flags: number): string {
+function formatTraceparent(traceId: string, spanId: string, flags: number): string {
   return `00-${traceId}-${spanId}-${(flags & 0xff).toString(16).padStart(2, "0")}`;
 }
 
