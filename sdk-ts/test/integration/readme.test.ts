@@ -7,7 +7,13 @@ import { execFile, spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
-import { eventually, startKernel, type TestKernel } from "@commonly/cap-kernel/testing";
+import {
+  eventually,
+  type OtlpReceiver,
+  startKernel,
+  startOtlpReceiver,
+  type TestKernel,
+} from "@commonly/cap-kernel/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const sdk = resolve(import.meta.dirname, "..", "..");
@@ -22,17 +28,27 @@ function examples(): Map<string, string> {
 }
 
 let kernel: TestKernel;
+let receiver: OtlpReceiver;
 const blocks = examples();
 beforeAll(async () => {
   mkdirSync(tmp, { recursive: true });
   for (const [name, code] of blocks) writeFileSync(join(tmp, name), code);
-  kernel = await startKernel({ leaseSeconds: 1, agents: ["echo", "worker"], listeners: ["echo"] });
+  kernel = await startKernel({ leaseSeconds: 1, agents: ["echo", "worker", "tracer"], listeners: ["echo"] });
+  receiver = await startOtlpReceiver();
 });
-afterAll(() => kernel?.stop());
+afterAll(async () => {
+  await kernel?.stop();
+  await receiver?.close();
+});
 
 describe("README examples", () => {
-  it("has the echo driver in at most 20 lines, the client example and the stop example", () => {
-    expect([...blocks.keys()]).toEqual(["echo-driver.mjs", "client.mjs", "stop-driver.mjs"]);
+  it("has the echo driver in at most 20 lines, the client example, the stop example and the tracing one", () => {
+    expect([...blocks.keys()]).toEqual([
+      "echo-driver.mjs",
+      "client.mjs",
+      "stop-driver.mjs",
+      "traced-driver.mjs",
+    ]);
     expect(blocks.get("echo-driver.mjs")!.trimEnd().split("\n").length).toBeLessThanOrEqual(20);
   });
 
@@ -117,6 +133,45 @@ describe("README examples", () => {
     expect(await exited).toBe(0);
     expect(stdout).toMatch(/stopped \{[^}]*cancelled: 1/);
     expect(stderr).toBe("");
+  });
+
+  it("runs the tracing example verbatim: the handler's span, child of the human's, reaches the collector", async () => {
+    const child = spawn(process.execPath, [join(tmp, "traced-driver.mjs")], {
+      env: {
+        ...process.env,
+        CAP_URL: kernel.url,
+        CAP_TOKEN: kernel.agents.tracer!.token,
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (c) => {
+      stderr += c;
+    });
+    const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+    const parent = "00f067aa0ba902b7";
+    const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+    try {
+      const { data } = await kernel.api.POST("/api/pods/{podId}/messages", {
+        params: { path: { podId: kernel.podId } },
+        body: { content: "@tracer follow me" },
+        headers: { traceparent: `00-${traceId}-${parent}-01` },
+      });
+      await kernel.replyTo(data!.id, "tracer");
+    } finally {
+      child.kill("SIGTERM");
+    }
+    expect(await exited).toBe(0);
+    expect(stderr).toBe("");
+    // Exported by the shutdown at the latest.
+    const spans = await receiver.waitForSpans((s) => s.some((x) => x.name === "invoke_agent echo"));
+    expect(spans.find((x) => x.name === "invoke_agent echo")).toMatchObject({
+      traceId,
+      parentSpanId: parent,
+      kind: "consumer",
+      serviceName: "echo-driver",
+    });
   });
 
   it("runs the client example verbatim", async () => {

@@ -16,6 +16,12 @@ describe("root export size", () => {
     expect(size.gzipBytes).toBeLessThanOrEqual(ROOT_GZIP_BUDGET_BYTES);
   });
 
+  it("does not pull the OpenTelemetry span code or @opentelemetry/api in statically", () => {
+    const files = measureRoot().files;
+    expect(files.some((f) => /spans\.js$/.test(f))).toBe(true);
+    expect(files.some((f) => /otel-spans\.js$|@opentelemetry/.test(f))).toBe(false);
+  });
+
   it("does not pull the generated validators in statically", () => {
     const files = measureRoot().files;
     expect(files.some((f) => /validators\.js$/.test(f))).toBe(false);
