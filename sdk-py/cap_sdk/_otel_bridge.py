@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import threading
 from contextlib import contextmanager
-from typing import Any, Dict, Iterator, Mapping, Optional
+from typing import Any, Dict, Iterator, List, Mapping, Optional
 
-from ._trace_context import TurnTrace
+from ._trace_context import TurnTrace, trace_headers
 from ._version import __version__
 
 _lock = threading.Lock()
@@ -63,7 +63,7 @@ def _attributes(event: Mapping[str, Any], agent_name: Optional[str]) -> Dict[str
         "messaging.operation.type": "process",
         "messaging.message.id": event["id"],
         "cap.event.type": event["type"],
-        "cap.delivery.attempt": event["attempts"],
+        "cap.event.attempts": event["attempts"],
     }
     if agent_name:
         attributes["gen_ai.agent.name"] = agent_name
@@ -71,23 +71,47 @@ def _attributes(event: Mapping[str, Any], agent_name: Optional[str]) -> Dict[str
     return attributes
 
 
-class TurnSpan:
-    """The consumer span of one handler turn."""
+def _members(tracestate: str) -> List[str]:
+    return [m.strip() for m in tracestate.split(",") if m.strip()]
 
-    def __init__(self, api: _Api, span: Any) -> None:
+
+class TurnSpan:
+    """The consumer span of one handler turn. `received`: the event's own trace headers, if any."""
+
+    def __init__(self, api: _Api, span: Any, received: Optional[Dict[str, str]]) -> None:
         self._api = api
         self._span = span
+        self._received = received
+        self._trace_id: Optional[str] = None
 
     def _inject(self, context: Any = None) -> Optional[Dict[str, str]]:
+        """The headers of `context`'s span (the current context's when None), or None when it has none."""
         carrier: Dict[str, str] = {}
         try:
             self._api.propagator.inject(carrier, context=context)
         except Exception:  # noqa: BLE001 - no header rather than a broken turn
             return None
-        return carrier if "traceparent" in carrier else None
+        state = carrier.get("tracestate")
+        received = (self._received or {}).get("tracestate")
+        if received and isinstance(state, str) and _members(state) == _members(received):
+            # The event's as it came (CAP-TRACE-10): OpenTelemetry re-serialises it without optional spaces.
+            carrier["tracestate"] = received
+        return trace_headers(carrier) or None
+
+    def own(self) -> Optional[Dict[str, str]]:
+        """The span's own headers, which the runtime's requests for the event send."""
+        headers = self._inject(self._api.trace.set_span_in_context(self._span))
+        self._trace_id = headers["traceparent"][3:35] if headers else None
+        return headers
+
+    def current(self) -> Optional[Dict[str, str]]:
+        """The headers of the span current where it is called, when it is of this turn's trace (a span the
+        handler started); else None, and the turn's own are sent."""
+        headers = self._inject()
+        return headers if headers and self._trace_id and headers["traceparent"][3:35] == self._trace_id else None
 
     @contextmanager
-    def current(self) -> Iterator[None]:
+    def activated(self) -> Iterator[None]:
         """The span is the current one while the block (the handler) runs; errors are recorded by `finish`."""
         try:
             scope = self._api.trace.use_span(self._span, end_on_exit=False, record_exception=False, set_status_on_exception=False)
@@ -103,20 +127,28 @@ class TurnSpan:
                 except Exception:  # noqa: BLE001
                     pass
 
-    def finish(self, kind: str, outcome: Optional[str] = None, error: Optional[BaseException] = None) -> None:
-        """Record how the turn ended (`done`, `failed`, `cancelled`, `released`) and end the span."""
+    def finish(self, ending: Mapping[str, Any]) -> None:
+        """Record how the turn ended and end the span. `ending`: `{acked: result, duplicate?}`, `{failed:
+        error, failure_class}` or `{given_up: "lease_lost" | "driver_stopped"}` (the TypeScript SDK's)."""
         try:
             span, trace = self._span, self._api.trace
-            if outcome:
-                span.set_attribute("cap.ack.outcome", outcome)
-            if kind == "failed" and error is not None:
-                span.record_exception(error)
-                span.set_attribute("error.type", type(error).__qualname__)
+            if "acked" in ending:
+                result = ending["acked"]
+                span.set_attribute("cap.ack.outcome", result.get("outcome"))
+                if ending.get("duplicate"):
+                    span.set_attribute("cap.ack.duplicate", True)
+                if result.get("outcome") == "cancelled":
+                    span.set_attribute("cap.cancel.reason", result.get("reason") or "requested")
+            elif "failed" in ending:
+                error = ending["failed"]
+                if isinstance(error, BaseException):
+                    span.record_exception(error)
+                span.set_attribute("error.type", ending["failure_class"])
                 span.set_status(trace.Status(trace.StatusCode.ERROR, str(error)[:500] or type(error).__name__))
-            elif kind == "released":
-                code = getattr(error, "code", None) or "released"
-                span.set_attribute("error.type", code)
-                span.set_status(trace.Status(trace.StatusCode.ERROR, f"the turn was given up ({code})"))
+            else:
+                why = ending.get("given_up") or "driver_stopped"
+                span.set_attribute("error.type", why)
+                span.set_status(trace.Status(trace.StatusCode.ERROR, why))
             span.end()
         except Exception:  # noqa: BLE001
             pass
@@ -134,11 +166,11 @@ def start_turn_span(event: Mapping[str, Any], trace: TurnTrace, agent_name: Opti
         name = f"invoke_agent {agent_name}" if agent_name else "invoke_agent"
         tracer = otel.get_tracer("cap_sdk", __version__)
         span = tracer.start_span(name, context=parent, kind=otel.SpanKind.CONSUMER, attributes=_attributes(event, agent_name))
-        turn = TurnSpan(api, span)
-        own = turn._inject(otel.set_span_in_context(span))
+        turn = TurnSpan(api, span, trace.fixed)
+        own = turn.own()
     except Exception:  # noqa: BLE001
         return None
     if own:
         trace.fixed = own  # a no-op tracer's span has no context of its own: the event's then
-    trace.inject_current = turn._inject
+        trace.inject_current = turn.current
     return turn

@@ -149,7 +149,7 @@ def run_turn(
 
     def target() -> None:
         try:
-            with current_turn(context._trace), (span.current() if span is not None else nullcontext()):
+            with current_turn(context._trace), (span.activated() if span is not None else nullcontext()):
                 box["value"] = handler(event, context)
         except BaseException as err:  # noqa: BLE001 - a handler's failure is data for the circuit
             box["error"] = err

@@ -29,7 +29,7 @@ from ._batch import Batch
 from ._cancellation import CancelWatch
 from ._fingerprint import stable_jitter
 from ._leases import LeaseKeeper, seconds_left
-from ._otel_bridge import start_turn_span
+from ._otel_bridge import TurnSpan, start_turn_span
 from ._settle import Settler
 from ._turn import HandlerContext, run_turn
 from .circuit import RetryCircuit, classify_failure
@@ -401,12 +401,13 @@ class _DriverLoop:
             else:
                 self.settler.release(event, 0, reason, batch.headers_of(event))
 
-    def _settle_cancelled(self, event: Dict[str, Any], cancelled: Cancelled, batch: Batch) -> None:
-        """Ack a cancelled delivery `cancelled` with the cancel's reason (CAP-CANCEL-18)."""
+    def _settle_cancelled(self, event: Dict[str, Any], cancelled: Cancelled, batch: Batch) -> Dict[str, Any]:
+        """Ack a cancelled delivery `cancelled` with the cancel's reason (CAP-CANCEL-18); returns the result."""
         self.summary.cancelled += 1
         result = {"outcome": "cancelled", "reason": cancelled.reason}
         self._remember(event, result)
         self._ack(event, result, False, batch)
+        return result
 
     def _handler_for(self, event_type: str) -> Optional[Handler]:
         if callable(self.handlers):
@@ -449,54 +450,56 @@ class _DriverLoop:
         ).start()
 
     def _process(self, event: Dict[str, Any], cancel: StopSignal, batch: Batch) -> Optional[float]:
-        """Dedup, dispatch, ack. Returns the circuit delay when the handler failed. Never raises."""
+        """Dedup, dispatch, ack — in the event's span, where OpenTelemetry records spans. Returns the circuit
+        delay when the handler failed. Never raises."""
+        span = start_turn_span(event, batch.trace_of(event), self.agent_name)  # None without OpenTelemetry
+        ending: Dict[str, Any] = {"given_up": "driver_stopped"}
+        try:
+            delay, ending = self._handle(event, cancel, batch, span)
+            return delay
+        finally:
+            if span is not None:
+                span.finish(ending)  # once the event is settled: its ack or release is made inside the span
+
+    def _handle(
+        self, event: Dict[str, Any], cancel: StopSignal, batch: Batch, span: Optional[TurnSpan]
+    ) -> Tuple[Optional[float], Dict[str, Any]]:
+        """`_process` but for the span: (the circuit delay after a failure, how the turn ended)."""
         self.emit("on_event", event)
         prior = self._lookup(event["id"])
         if prior is not None:
             self.summary.duplicates += 1
             self._ack(event, prior, True, batch)
-            return None
+            return None, {"acked": prior, "duplicate": True}
         handler = self._handler_for(event["type"])
         if handler is None:
             self.summary.skipped += 1
             result = {"outcome": "skipped", "reason": f"no handler for event type {event['type']}"}
             self._remember(event, result)
             self._ack(event, result, False, batch)
-            return None
+            return None, {"acked": result}
         self.settler.flush()  # acks never wait for a handler to run
         posted: List[str] = []
-        trace = batch.trace_of(event)
-        span = start_turn_span(event, trace, self.agent_name)  # None without OpenTelemetry
-        context = HandlerContext(event, self.client, cancel, posted.append, trace)
+        context = HandlerContext(event, self.client, cancel, posted.append, batch.trace_of(event))
         watch = self._watch(event, batch)
         try:
             outcome = run_turn(event, handler, context, self.stop, self.shutdown_timeout, span)
         finally:
             if watch is not None:
                 watch.close()
-        delay, acked = self._settle_turn(event, outcome, cancel, batch, posted)
-        if span is not None:
-            # Ended once the event is settled, so its ack or release is made inside the span.
-            span.finish(outcome.kind, acked, outcome.error if outcome.kind == "failed" else cancel.reason)
-        return delay
-
-    def _settle_turn(
-        self, event: Dict[str, Any], outcome: Any, cancel: StopSignal, batch: Batch, posted: List[str]
-    ) -> Tuple[Optional[float], Optional[str]]:
-        """Acks, releases or gives up the event after its turn: (the circuit delay after a failure, the ack's outcome)."""
         keeper = batch.keeper
         if outcome.kind == "cancelled":
             # Told to stop: whatever it returned or raised is neither a result nor a failure.
-            self._settle_cancelled(event, cancel.reason, batch)  # type: ignore[arg-type]
-            return None, "cancelled"
+            return None, {"acked": self._settle_cancelled(event, cancel.reason, batch)}  # type: ignore[arg-type]
         if outcome.kind == "released":
             self.summary.released += 1
             if keeper is not None:
                 keeper.settle(event["id"])
             reason = cancel.reason
-            if not (isinstance(reason, CapSdkError) and reason.code == "lease_lost"):
-                self.settler.release(event, 0, "the driver stopped before the handler finished", batch.headers_of(event))
-            return None, None
+            if isinstance(reason, CapSdkError) and reason.code == "lease_lost":
+                return None, {"given_up": "lease_lost"}
+            self.settler.release(event, 0, "the driver stopped before the handler finished", batch.headers_of(event))
+            return None, {"given_up": "driver_stopped"}
         if outcome.kind == "failed":
             self.summary.failures += 1
             if keeper is not None:
@@ -511,7 +514,7 @@ class _DriverLoop:
             message = str(outcome.error) or type(outcome.error).__name__
             reason = f"handler failed ({failure_class}, {decision.consecutive} in a row): {message}"
             self.settler.release(event, delay, reason[:500], batch.headers_of(event))
-            return decision.delay, None
+            return decision.delay, {"failed": outcome.error, "failure_class": failure_class}
         self.circuit.reset()
         self.summary.handled += 1
         value = outcome.value
@@ -524,7 +527,7 @@ class _DriverLoop:
             result = {"outcome": "acknowledged"}
         self._remember(event, result)
         self._ack(event, result, False, batch)
-        return None, result["outcome"]
+        return None, {"acked": result}
 
     def _lookup(self, event_id: str) -> Optional[Dict[str, Any]]:
         try:

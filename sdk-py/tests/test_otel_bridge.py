@@ -11,7 +11,7 @@ import importlib
 import sys
 import unittest
 
-from cap_sdk import HandlerContext, _otel_bridge
+from cap_sdk import HandlerContext, MemoryHandledStore, _otel_bridge
 from helpers import fake_otel
 from helpers.kernel import wait_until
 from helpers.tracing_client import TRACE_ID, TRACEPARENT, TRACESTATE, TracingClient, background, traced
@@ -63,7 +63,7 @@ class Bridge(unittest.TestCase):
             "messaging.message.id": "e1",
             "messaging.destination.name": "echo",
             "cap.event.type": "task.assigned",
-            "cap.delivery.attempt": 1,
+            "cap.event.attempts": 1,
             "cap.ack.outcome": "posted",
         })
         self.assertIs(seen["current"], span)
@@ -97,23 +97,42 @@ class Bridge(unittest.TestCase):
         self.assertEqual([type(x) for x in span.exceptions], [ValueError])
         self.assertIs(span.status.status_code, self.trace.StatusCode.ERROR)
         self.assertEqual(span.status.description, "no model answered")
-        self.assertEqual(span.attributes["error.type"], "ValueError")
+        self.assertEqual(span.attributes["error.type"], "runtime")  # the retry circuit's class, as in the TypeScript SDK
         self.assertEqual(span.end_count, 1)
         self.assertEqual(client.traces_of("release", "e1"), [headers_of(span)])
         self.assertEqual(client.named("ack"), [])
 
-    def test_a_span_the_handler_starts_is_what_its_calls_carry(self) -> None:
+    def test_a_span_the_handler_starts_in_the_trace_is_what_its_calls_carry(self) -> None:
         def handle(e, ctx: HandlerContext):  # noqa: ANN001
-            child = self.trace.get_tracer("my-agent").start_span("execute_tool search")
+            tracer = self.trace.get_tracer("my-agent")
+            child = tracer.start_span("execute_tool search")
             with self.trace.use_span(child):
                 ctx.reply("from the tool")
-            child.end()
+            elsewhere = tracer.start_span("another trace", context=importlib.import_module("opentelemetry.context").Context())
+            with self.trace.use_span(elsewhere):
+                ctx.reply("from another trace's span")
 
         client, _ = self.run_one(handle)
-        driver, child = self.trace.RECORDED
+        driver, child, elsewhere = self.trace.RECORDED
         self.assertEqual(child.parent.span_id, driver.get_span_context().span_id)
-        self.assertEqual(client.traces_of("post"), [headers_of(child)])
+        self.assertIsNone(elsewhere.parent)
+        self.assertEqual(client.traces_of("post"), [headers_of(child), headers_of(driver)])
         self.assertEqual(client.traces_of("ack", "e1"), [headers_of(driver)])
+
+    def test_a_cancelled_turn_ends_its_span_with_the_cancels_reason(self) -> None:
+        def handle(e, ctx: HandlerContext):  # noqa: ANN001
+            wait_until(lambda: client.traces_of("watch", "e1"), "a watch")
+            client.cancel("e1", "superseded")
+            ctx.cancelled.wait(10)
+
+        client = TracingClient(["renew", "cancel"], [[traced("e1")]], lease_seconds=2)
+        finish = background(client, handle, agent_name="echo")
+        wait_until(lambda: client.named("ack"), "acked")
+        finish()
+        [span] = self.trace.RECORDED
+        self.assertEqual((span.attributes["cap.ack.outcome"], span.attributes["cap.cancel.reason"]), ("cancelled", "superseded"))
+        self.assertIs(span.status.status_code, self.trace.StatusCode.UNSET)
+        self.assertEqual(client.traces_of("ack", "e1"), [headers_of(span)])
 
     def test_an_event_without_a_context_gets_a_root_span_and_its_requests_carry_it(self) -> None:
         client, _ = self.run_one(lambda e, ctx: ctx.reply("hi"), batch=[traced("e1", tracestate=None, traceparent="bad")], agent_name=None)
@@ -125,9 +144,21 @@ class Bridge(unittest.TestCase):
         del own["tracestate"]
         self.assertEqual(client.traces_of("post"), [own])
 
-    def test_no_span_for_events_whose_handler_does_not_run(self) -> None:
-        self.run_one({}, batch=[traced("e1", "mystery")])
-        self.assertEqual(self.trace.RECORDED, [])
+    def test_an_event_acked_without_its_handler_gets_a_span_too(self) -> None:
+        store = MemoryHandledStore()
+        store.set("dup", {"outcome": "posted", "messageId": "m"})
+        client, _ = self.run_one({}, batch=[traced("skip", "mystery"), traced("dup")], store=store)
+        skip, dup = self.trace.RECORDED
+        self.assertEqual((skip.attributes["cap.ack.outcome"], skip.end_count), ("skipped", 1))
+        self.assertEqual((dup.attributes["cap.ack.outcome"], dup.attributes["cap.ack.duplicate"], dup.end_count), ("posted", True, 1))
+        self.assertEqual(client.traces_of("ack", "skip"), [headers_of(skip)])
+
+    def test_the_events_tracestate_goes_on_as_it_came_though_opentelemetry_rewrites_it(self) -> None:
+        spaced = "congo=t61rcWkgMzE , rojo=00f067aa0ba902b7"
+        client, _ = self.run_one(lambda e, ctx: ctx.reply("hi"), batch=[traced("e1", tracestate=spaced)])
+        [span] = self.trace.RECORDED
+        self.assertEqual(span.get_span_context().trace_state, TRACESTATE)  # the stand-in rewrote it, as OpenTelemetry does
+        self.assertEqual(client.traces_of("post"), [{**headers_of(span), "tracestate": spaced}])
 
     def test_a_tracer_that_fails_leaves_the_turn_running_on_the_events_context(self) -> None:
         self.trace.FAIL = True

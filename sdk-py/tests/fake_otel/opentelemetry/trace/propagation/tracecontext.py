@@ -1,5 +1,6 @@
 """The stand-in's W3C Trace Context propagator: reads `traceparent`/`tracestate` from a dict carrier into a
-context holding a remote span context, and writes a context's span into one, as the real one does."""
+context holding a remote span context, and writes a context's span into one, as the real one does — the
+tracestate re-serialised from its members, without optional whitespace, as the real `TraceState` does."""
 from __future__ import annotations
 
 import re
@@ -23,7 +24,7 @@ class TraceContextTextMapPropagator:
             span_id=int(m.group(3), 16),
             is_remote=True,
             trace_flags=int(m.group(4), 16),
-            trace_state=carrier.get("tracestate"),
+            trace_state=",".join(m.strip() for m in (carrier.get("tracestate") or "").split(",") if m.strip()) or None,
         )
         if not span_context.is_valid:
             return base
