@@ -11,10 +11,11 @@ from __future__ import annotations
 import threading
 import time
 from contextlib import nullcontext
-from typing import TYPE_CHECKING, Any, Callable, Dict, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, cast
 from urllib.parse import quote
 
 from ._fingerprint import fnv1a
+from ._generated.models import TraceContext
 from ._trace_context import TurnTrace, current_turn, trace_call
 from .errors import Cancelled, CapHttpError, CapSdkError
 from .stop import StopSignal
@@ -58,7 +59,7 @@ class HandlerContext:
         self._lock = threading.Lock()
 
     @property
-    def trace_context(self) -> Optional[Dict[str, str]]:
+    def trace_context(self) -> Optional[TraceContext]:
         """The turn's trace context as the headers to send, `{"traceparent": …, "tracestate": …}`
         (`tracestate` only when there is one), or None when the event has none (feature `trace-context`).
         With OpenTelemetry importable it is the context current where it is read — the driver's span
@@ -67,7 +68,7 @@ class HandlerContext:
         on to what the handler calls (HTTP headers, `TRACEPARENT` in a subprocess's environment) to
         continue the trace there."""
         headers = self._trace.current()
-        return dict(headers) if headers else None
+        return cast(TraceContext, dict(headers)) if headers else None
 
     @property
     def cancel_reason(self) -> Optional[str]:

@@ -119,10 +119,12 @@ class TestKernel:
         shutil.rmtree(self.dir, ignore_errors=True)
 
     # ---- the admin surface, as the human ---------------------------------------------------------
-    def admin(self, method: str, path: str, body: Any = None) -> Any:
+    def admin(self, method: str, path: str, body: Any = None, headers: Optional[Dict[str, str]] = None) -> Any:
         data = None if body is None else json.dumps(body).encode()
         request = urllib.request.Request(f"{self.url}/api{path}", data=data, method=method)
         request.add_header("authorization", f"Bearer {self.admin_token}")
+        for name, value in (headers or {}).items():
+            request.add_header(name, value)
         if data is not None:
             request.add_header("content-type", "application/json")
         try:
@@ -132,12 +134,14 @@ class TestKernel:
             raise AssertionError(f"{method} /api{path}: {err.code} {err.read().decode()}") from None
         return json.loads(text) if text else None
 
-    def emit(self, agent: str, event_type: str, payload: Optional[Dict[str, Any]] = None) -> str:
+    def emit(self, agent: str, event_type: str, payload: Optional[Dict[str, Any]] = None, headers: Optional[Dict[str, str]] = None) -> str:
+        """An operator's inject; `headers` may carry its trace context (feature `trace-context`)."""
         body = {"agentName": agent, "podId": self.pod_id, "type": event_type, "payload": payload or {}}
-        return self.admin("POST", "/admin/events", body)["id"]
+        return self.admin("POST", "/admin/events", body, headers)["id"]
 
-    def say(self, content: str) -> str:
-        return self.admin("POST", f"/pods/{self.pod_id}/messages", {"content": content})["id"]
+    def say(self, content: str, headers: Optional[Dict[str, str]] = None) -> str:
+        """A message from the pod's human; `headers` may carry its trace context (feature `trace-context`)."""
+        return self.admin("POST", f"/pods/{self.pod_id}/messages", {"content": content}, headers)["id"]
 
     def messages(self) -> List[Dict[str, Any]]:
         return self.admin("GET", f"/pods/{self.pod_id}/messages?limit=100")["messages"]
