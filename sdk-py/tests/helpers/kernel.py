@@ -48,7 +48,13 @@ def free_port() -> int:
 
 
 class TestKernel:
-    def __init__(self, agents: List[str], lease_seconds: Optional[int] = None, listeners: Optional[List[str]] = None) -> None:
+    def __init__(
+        self,
+        agents: List[str],
+        lease_seconds: Optional[int] = None,
+        listeners: Optional[List[str]] = None,
+        env: Optional[Dict[str, str]] = None,
+    ) -> None:
         if not os.path.exists(KERNEL_BIN):
             raise RuntimeError(f"{KERNEL_BIN} does not exist: build the kernel (pnpm --filter @commonly/cap-kernel build)")
         self.dir = tempfile.mkdtemp(prefix="cap-sdk-py-kernel-")
@@ -63,6 +69,8 @@ class TestKernel:
         self.agents: Dict[str, Dict[str, str]] = {}
         self.process: Optional[subprocess.Popen] = None
         self.stderr_path = os.path.join(self.dir, "stderr.log")
+        #: Added to the kernel's environment (the `OTEL_*` variables of a test that traces it).
+        self.env = dict(env or {})
 
     def provision(self) -> None:
         spec = {
@@ -91,7 +99,8 @@ class TestKernel:
         if self.lease_seconds:
             args += ["--lease-seconds", str(self.lease_seconds)]
         self._stderr = open(self.stderr_path, "ab")
-        self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=self._stderr)
+        env = {**os.environ, **self.env} if self.env else None
+        self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=self._stderr, env=env)
 
         def ready() -> bool:
             if self.process is not None and self.process.poll() is not None:
@@ -173,8 +182,13 @@ class TestKernel:
         self.admin("DELETE", f"/registry/pods/{a['podId']}/agents/{a['name']}/runtime-tokens/{a['tokenId']}")
 
 
-def start_kernel(agents: List[str], lease_seconds: Optional[int] = None, listeners: Optional[List[str]] = None) -> TestKernel:
-    kernel = TestKernel(agents, lease_seconds, listeners)
+def start_kernel(
+    agents: List[str],
+    lease_seconds: Optional[int] = None,
+    listeners: Optional[List[str]] = None,
+    env: Optional[Dict[str, str]] = None,
+) -> TestKernel:
+    kernel = TestKernel(agents, lease_seconds, listeners, env)
     kernel.provision()
     try:
         kernel.start()
