@@ -55,7 +55,7 @@ class ThroughTheKernel(unittest.TestCase):
             if content == "@echo one":
                 # Held long enough for the kernel's cancellation watch of this turn and a renewal of "two".
                 wait_until(lambda: self.requests("GET", f"/events/{e['id']}/cancellation"), "a watch of one")
-                wait_until(lambda: self.requests("POST", f"/events/{events['@echo two']['id']}/renew"), "a renewal of two")
+                wait_until(lambda: self.requests("POST", "/renew"), "a renewal of the events waiting their turn")
                 ctx.client.get_memory()
             elif e["attempts"] == 1:
                 raise RuntimeError("two fails once, to be released")
@@ -69,6 +69,7 @@ class ThroughTheKernel(unittest.TestCase):
             driver.stop()
 
         one, two = events["@echo one"], events["@echo two"]
+        self.assertEqual((one["attempts"], two["attempts"]), (1, 1))  # one handled at once; two failed once
         self.assertEqual(one["traceContext"], {"traceparent": traceparent(T1), "tracestate": STATE1})
         self.assertEqual(two["traceContext"]["traceparent"][3:35], T2)
 
