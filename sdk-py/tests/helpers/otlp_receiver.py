@@ -69,6 +69,21 @@ def decode(body: Dict[str, Any]) -> List[Dict[str, Any]]:
     return out
 
 
+def _body(request: BaseHTTPRequestHandler) -> bytes:
+    """The request's body, sent with a length or in chunks (Node's exporters send chunks)."""
+    if "chunked" not in (request.headers.get("transfer-encoding") or "").lower():
+        return request.rfile.read(int(request.headers.get("content-length") or 0))
+    parts = []
+    while True:
+        size = int(request.rfile.readline().split(b";")[0].strip() or b"0", 16)
+        if size == 0:
+            while request.rfile.readline().strip():  # trailers, then the blank line
+                pass
+            return b"".join(parts)
+        parts.append(request.rfile.read(size))
+        request.rfile.readline()  # the CRLF after each chunk
+
+
 class OtlpReceiver:
     def __init__(self) -> None:
         self._spans: List[Dict[str, Any]] = []
@@ -80,7 +95,7 @@ class OtlpReceiver:
                 pass
 
             def do_POST(self) -> None:  # noqa: N802
-                raw = self.rfile.read(int(self.headers.get("content-length") or 0))
+                raw = _body(self)
                 if self.path.split("?")[0] != "/v1/traces":
                     self.send_response(404)
                     self.send_header("content-length", "0")
