@@ -91,7 +91,11 @@ describe("cap-conformance driver and trace-context", () => {
     expect(report.target.claimed).toEqual(["trace-context"]);
     for (const id of ["CAP-TRACE-9", "CAP-TRACE-10", "CAP-TRACE-11"])
       expect(statusOf(report, id), `${id}\n${cli.stdout}`).toBe("passed");
-    expect(report.checks.flatMap((c) => c.notes).filter((n) => /records no spans/.test(n))).toEqual([]);
+    const notes = report.checks.flatMap((c) => c.notes);
+    expect(notes.filter((n) => /records no spans/.test(n))).toEqual([]);
+    // The held reply kept the handler working: its renewals, watch, reply and ack were all judged.
+    expect(notes.join("\n")).toMatch(/judged the \d+ requests made for \S+: .*renew ×\d/);
+    for (const kind of ["cancel-watch", "post", "ack"]) expect(notes.join("\n")).toContain(`${kind} ×`);
   });
 
   it("passes a driver that sends the event's traceparent as it is, noting that it records no spans", async () => {

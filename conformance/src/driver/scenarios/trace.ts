@@ -71,6 +71,11 @@ export const traceChecks = [
         ...ctx.wire(...WHILE_HANDLING).filter((x) => x.at >= delivery.at && x.at <= end),
       ].sort((x, y) => x.at - y.at);
       if (requests.length === 0) ctx.incomplete(`the driver made no request on behalf of ${event.id}`);
+      const kinds = new Map<string, number>();
+      for (const x of requests) kinds.set(x.kind, (kinds.get(x.kind) ?? 0) + 1);
+      ctx.note(
+        `judged the ${requests.length} requests made for ${event.id}: ${[...kinds].map(([k, n]) => `${k} ×${n}`).join(", ")}`,
+      );
       const wrongId = requests.filter(
         (x) => parseTraceparent(x.requestHeaders.traceparent)?.traceId !== want.traceId,
       );
@@ -80,15 +85,16 @@ export const traceChecks = [
         actual: wrongId.slice(0, 5).map(show),
         wire: wrongId,
       });
+      // The tracestate goes with the event's traceparent: judged where that was sent.
+      const traced = requests.filter((x) => !wrongId.includes(x));
       const state = typeof tc?.tracestate === "string" ? tc.tracestate : undefined;
-      const altered = state ? requests.filter((x) => x.requestHeaders.tracestate !== state) : [];
+      const altered = state ? traced.filter((x) => x.requestHeaders.tracestate !== state) : [];
       ctx.expect("CAP-TRACE-10", altered.length === 0, {
-        message: `${altered.length} of the ${requests.length} requests the driver made on behalf of ${event.id} did not carry its tracestate unchanged`,
+        message: `${altered.length} of the ${traced.length} requests the driver made on behalf of ${event.id} with its traceparent did not carry its tracestate unchanged`,
         expected: `tracestate: ${state}`,
         actual: altered.slice(0, 5).map(show),
         wire: altered,
       });
-      const traced = requests.filter((x) => !wrongId.includes(x));
       const own = traced.filter(
         (x) => parseTraceparent(x.requestHeaders.traceparent)?.parentId !== want.parentId,
       );
