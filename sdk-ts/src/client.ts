@@ -11,6 +11,7 @@ import { CAP_BASE_PATH as BASE } from "./generated/constants.js";
 import { MAX_BATCH_ACK, newPollId, noSuchRoute, randomKey } from "./internal/client/ids.js";
 import * as read from "./internal/client/lenient.js";
 import { fnv1a, realSleep, type Sleep } from "./internal/client/time.js";
+import { validTraceContext } from "./internal/client/trace-headers.js";
 import { type Answer, type Call, execute, type RetryPolicy } from "./internal/client/transport.js";
 import type {
   AckResponse,
@@ -35,6 +36,7 @@ import type {
   RenewResponse,
   SyncMemoryRequest,
   SyncMemoryResponse,
+  TraceContext,
 } from "./types.js";
 import type { SchemaName, ValidationResult } from "./validators.js";
 import { SDK_VERSION } from "./version.js";
@@ -74,6 +76,12 @@ export interface RequestOptions {
   timeoutMs?: number;
   /** Overrides the client's retry count for this call (idempotent calls only). */
   retries?: number;
+  /**
+   * Sent as the W3C `traceparent` and `tracestate` headers (CAP feature `trace-context`): the context of
+   * the event this call is made on behalf of, or of your own span. Left out when `traceparent` is not
+   * valid. `runDriver` sets it on every call it makes for an event; `ctx.client` on every call of yours.
+   */
+  traceContext?: TraceContext;
 }
 
 /** Options of `postMessage`. */
@@ -86,6 +94,13 @@ export interface PostMessageOptions extends RequestOptions {
 export interface PostMessageResult extends PostMessageResponse {
   replayed: boolean;
 }
+
+/**
+ * A view of `client` (same options, same validator) whose every call sends the trace context `traceOf`
+ * gives at that moment, unless the call passes its own: a handler's `ctx.client`. Not public API (not
+ * exported from index.ts).
+ */
+export let tracedClient: (client: CapClient, traceOf: () => TraceContext | undefined) => CapClient;
 
 /** A typed client for one agent's CAP routes on one kernel. */
 export class CapClient {
@@ -104,10 +119,24 @@ export class CapClient {
   readonly #random: () => number;
   readonly #validateOption: boolean | ResponseValidator;
   #validator: ResponseValidator | undefined;
+  readonly #options: CapClientOptions;
+  #traceOf: (() => TraceContext | undefined) | undefined;
+
+  static {
+    tracedClient = (client, traceOf) => {
+      // A stand-in for the client (a test's fake) has nothing to copy: it is used as it is.
+      if (!(#options in client)) return client;
+      const view = new CapClient(client.#options);
+      view.#traceOf = traceOf;
+      view.#validator = client.#validator;
+      return view;
+    };
+  }
 
   constructor(options: CapClientOptions) {
     if (!options.baseUrl) throw new TypeError("CapClient: baseUrl is required");
     if (!options.token) throw new TypeError("CapClient: token is required");
+    this.#options = options;
     const trimmed = options.baseUrl.replace(/\/+$/, "");
     this.baseUrl = trimmed.endsWith(BASE) ? trimmed.slice(0, -BASE.length) : trimmed;
     const userAgent = `cap-sdk/${SDK_VERSION}${options.userAgent ? ` ${options.userAgent}` : ""}`;
@@ -148,7 +177,7 @@ export class CapClient {
       op,
       true,
       options,
-      (signal) => this.raw.GET(`${BASE}/events`, { params, signal }),
+      (signal, headers) => this.raw.GET(`${BASE}/events`, { params, signal, headers }),
       (query.waitSeconds ?? 0) * 1000,
     );
     await this.#check(op, "EventList", data);
@@ -158,11 +187,12 @@ export class CapClient {
   /** `POST /events/{id}/ack`: mark an event handled, optionally saying how. Idempotent. */
   async ack(id: string, result?: AckResult, options: RequestOptions = {}): Promise<AckResponse> {
     const op = "POST /events/{id}/ack";
-    const { data } = await this.#call(op, true, options, (signal) =>
+    const { data } = await this.#call(op, true, options, (signal, headers) =>
       this.raw.POST(`${BASE}/events/{id}/ack`, {
         params: { path: { id } },
         body: result ? { result } : {},
         signal,
+        headers,
       }),
     );
     await this.#check(op, "AckResponse", data);
@@ -193,8 +223,8 @@ export class CapClient {
 
   async #ackBatch(acks: BatchAckItem[], options: RequestOptions): Promise<BatchAckResponse["results"]> {
     const op = "POST /events/ack";
-    const { data } = await this.#call(op, true, options, (signal) =>
-      this.raw.POST(`${BASE}/events/ack`, { body: { acks }, signal }),
+    const { data } = await this.#call(op, true, options, (signal, headers) =>
+      this.raw.POST(`${BASE}/events/ack`, { body: { acks }, signal, headers }),
     );
     await this.#check(op, "BatchAckResponse", data);
     return read.readBatchAck(
@@ -231,8 +261,13 @@ export class CapClient {
   ): Promise<ReleaseResponse> {
     const op = "POST /events/{id}/release";
     const request = { ...body, delaySeconds: body.delaySeconds ?? 0 };
-    const { data } = await this.#call(op, true, options, (signal) =>
-      this.raw.POST(`${BASE}/events/{id}/release`, { params: { path: { id } }, body: request, signal }),
+    const { data } = await this.#call(op, true, options, (signal, headers) =>
+      this.raw.POST(`${BASE}/events/{id}/release`, {
+        params: { path: { id } },
+        body: request,
+        signal,
+        headers,
+      }),
     );
     await this.#check(op, "ReleaseResponse", data);
     return read.readRelease(op, data);
@@ -241,8 +276,13 @@ export class CapClient {
   /** `POST /events/{id}/renew`: extend the lease of the delivery `attempts`; 409 `lease_lost` when gone. */
   async renew(id: string, attempts: number, options: RequestOptions = {}): Promise<RenewResponse> {
     const op = "POST /events/{id}/renew";
-    const { data } = await this.#call(op, true, options, (signal) =>
-      this.raw.POST(`${BASE}/events/{id}/renew`, { params: { path: { id } }, body: { attempts }, signal }),
+    const { data } = await this.#call(op, true, options, (signal, headers) =>
+      this.raw.POST(`${BASE}/events/{id}/renew`, {
+        params: { path: { id } },
+        body: { attempts },
+        signal,
+        headers,
+      }),
     );
     await this.#check(op, "RenewResponse", data);
     return read.readRenew(op, data);
@@ -261,8 +301,8 @@ export class CapClient {
     options: RequestOptions = {},
   ): Promise<CancelResponse> {
     const op = "POST /events/{id}/cancel";
-    const { data } = await this.#call(op, true, options, (signal) =>
-      this.raw.POST(`${BASE}/events/{id}/cancel`, { params: { path: { id } }, body, signal }),
+    const { data } = await this.#call(op, true, options, (signal, headers) =>
+      this.raw.POST(`${BASE}/events/{id}/cancel`, { params: { path: { id } }, body, signal, headers }),
     );
     await this.#check(op, "CancelResponse", data);
     return read.readCancel(op, data);
@@ -288,8 +328,12 @@ export class CapClient {
       op,
       true,
       options,
-      (signal) =>
-        this.raw.GET(`${BASE}/events/{id}/cancellation`, { params: { path: { id }, query }, signal }),
+      (signal, headers) =>
+        this.raw.GET(`${BASE}/events/{id}/cancellation`, {
+          params: { path: { id }, query },
+          signal,
+          headers,
+        }),
       (query.waitSeconds ?? 0) * 1000,
     );
     await this.#check(op, "Cancellation", data);
@@ -304,11 +348,12 @@ export class CapClient {
   ): Promise<PostMessageResult> {
     const op = "POST /pods/{podId}/messages";
     const idempotencyKey = options.idempotencyKey ?? randomKey();
-    const { data, response } = await this.#call(op, true, options, (signal) =>
+    const { data, response } = await this.#call(op, true, options, (signal, headers) =>
       this.raw.POST(`${BASE}/pods/{podId}/messages`, {
         params: { path: { podId }, header: { "Idempotency-Key": idempotencyKey } },
         body: message,
         signal,
+        headers,
       }),
     );
     await this.#check(op, "PostMessageResponse", data, response, 201);
@@ -322,8 +367,8 @@ export class CapClient {
     options: RequestOptions = {},
   ): Promise<PodMessageList> {
     const op = "GET /pods/{podId}/messages";
-    const { data } = await this.#call(op, true, options, (signal) =>
-      this.raw.GET(`${BASE}/pods/{podId}/messages`, { params: { path: { podId }, query }, signal }),
+    const { data } = await this.#call(op, true, options, (signal, headers) =>
+      this.raw.GET(`${BASE}/pods/{podId}/messages`, { params: { path: { podId }, query }, signal, headers }),
     );
     await this.#check(op, "PodMessageList", data);
     return read.readMessages(op, data);
@@ -332,8 +377,8 @@ export class CapClient {
   /** `GET /memory`: the agent's memory envelope (empty for a fresh agent). */
   async getMemory(options: RequestOptions = {}): Promise<MemoryEnvelope> {
     const op = "GET /memory";
-    const { data } = await this.#call(op, true, options, (signal) =>
-      this.raw.GET(`${BASE}/memory`, { signal }),
+    const { data } = await this.#call(op, true, options, (signal, headers) =>
+      this.raw.GET(`${BASE}/memory`, { signal, headers }),
     );
     await this.#check(op, "MemoryEnvelope", data);
     return read.readMemory(op, data);
@@ -342,8 +387,8 @@ export class CapClient {
   /** `PUT /memory`: merge single sections, replace arrays. */
   async putMemory(body: PutMemoryRequest, options: RequestOptions = {}): Promise<PutMemoryResponse> {
     const op = "PUT /memory";
-    const { data } = await this.#call(op, true, options, (signal) =>
-      this.raw.PUT(`${BASE}/memory`, { body, signal }),
+    const { data } = await this.#call(op, true, options, (signal, headers) =>
+      this.raw.PUT(`${BASE}/memory`, { body, signal, headers }),
     );
     await this.#check(op, "PutMemoryResponse", data);
     return read.readWrite(data);
@@ -352,8 +397,8 @@ export class CapClient {
   /** `POST /memory/sync`: promote sections (`full` or `patch`); deduped within a UTC day. */
   async syncMemory(body: SyncMemoryRequest, options: RequestOptions = {}): Promise<SyncMemoryResponse> {
     const op = "POST /memory/sync";
-    const { data } = await this.#call(op, true, options, (signal) =>
-      this.raw.POST(`${BASE}/memory/sync`, { body, signal }),
+    const { data } = await this.#call(op, true, options, (signal, headers) =>
+      this.raw.POST(`${BASE}/memory/sync`, { body, signal, headers }),
     );
     await this.#check(op, "SyncMemoryResponse", data);
     return read.readWrite(data);
@@ -362,8 +407,8 @@ export class CapClient {
   /** `GET /info`: protocol version, timing and features. Optional route: 404 on kernels without it. */
   async info(options: RequestOptions = {}): Promise<Info> {
     const op = "GET /info";
-    const { data } = await this.#call(op, true, options, (signal) =>
-      this.raw.GET(`${BASE}/info`, { signal }),
+    const { data } = await this.#call(op, true, options, (signal, headers) =>
+      this.raw.GET(`${BASE}/info`, { signal, headers }),
     );
     await this.#check(op, "Info", data);
     return read.readInfo(op, data);
@@ -372,8 +417,8 @@ export class CapClient {
   /** `POST /decisions`: ask the pod's humans to choose. Not retried (it is not idempotent). */
   async createDecision(body: DecisionRequest, options: RequestOptions = {}): Promise<DecisionResponse> {
     const op = "POST /decisions";
-    const { data, response } = await this.#call(op, false, options, (signal) =>
-      this.raw.POST(`${BASE}/decisions`, { body, signal }),
+    const { data, response } = await this.#call(op, false, options, (signal, headers) =>
+      this.raw.POST(`${BASE}/decisions`, { body, signal, headers }),
     );
     await this.#check(op, "DecisionResponse", data, response, 201);
     return read.readDecision(op, data);
@@ -394,6 +439,7 @@ export class CapClient {
           timeoutMs: (options.timeoutMs ?? this.#timeoutMs) + extraMs,
           retries: options.retries,
           signal: options.signal,
+          headers: validTraceContext(options.traceContext ?? this.#traceOf?.()),
           run,
         },
         { retry: this.#retry, sleep: this.#sleep, random: this.#random },

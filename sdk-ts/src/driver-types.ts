@@ -14,6 +14,7 @@ import type {
   MessagePostedPayload,
   SummaryReadyPayload,
   TaskAssignedPayload,
+  TraceContext,
 } from "./types.js";
 
 export type { Clock, Sleep } from "./internal/client/time.js";
@@ -46,8 +47,20 @@ export interface HandlerContext {
    * or when shutdown ran out of time. Pass it to your own calls so they stop too.
    */
   readonly signal: AbortSignal;
-  /** The driver's client, for reading messages, memory, and so on. */
+  /**
+   * The driver's client, for reading messages, memory, and so on. For an event with a trace context
+   * (or with OpenTelemetry present) it is a view of it whose every call sends `traceContext` as it is at
+   * that moment, unless the call passes its own.
+   */
   readonly client: CapClient;
+  /**
+   * The W3C trace context of this turn (CAP feature `trace-context`): the handler's span's (its
+   * `invoke_agent` span, or a span of that trace the handler made active) when `@opentelemetry/api` is
+   * installed, else the event's as the kernel sent it; `undefined` when there is neither. Every request
+   * the driver makes for the event sends it; hand it on to work you start (a process's `TRACEPARENT`
+   * and `TRACESTATE`, another service's headers).
+   */
+  readonly traceContext?: TraceContext | undefined;
   /**
    * Post into the event's pod, threaded under `payload.messageId` when there is one (pass
    * `replyToMessageId: null` to not thread). The `Idempotency-Key` is derived from the event id and
@@ -174,6 +187,11 @@ export interface DriverOptions extends DriverHooks {
    * anyway (default 10 s).
    */
   shutdownTimeoutMs?: number;
+  /**
+   * The agent's name, for the OpenTelemetry span of each event (`invoke_agent {agentName}`,
+   * `gen_ai.agent.name`, `messaging.destination.name`); without it the span is named `invoke_agent`.
+   */
+  agentName?: string;
   /** Seeds the stable 0–20 % delay offset (default: the client's token fingerprint). */
   agentKey?: string;
   /** Milliseconds since the epoch (injectable for tests). */

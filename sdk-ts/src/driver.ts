@@ -9,7 +9,10 @@
  * acks failed or whose events the kernel had already acked (so no answer, however wrong, makes it
  * spin), a graceful stop that releases what it did not start, and, where the kernel has `cancel`, a
  * watch of each running handler's delivery that aborts the handler when its event is cancelled and,
- * while it works, keeps that delivery's lease in place of the renewals.
+ * while it works, keeps that delivery's lease in place of the renewals. Every request for an event
+ * carries its W3C trace context (a batch ack, of several events, none); where `@opentelemetry/api` is
+ * installed each turn is a consumer span, child of the event's context, whose context those requests
+ * carry instead.
  * It prints nothing (hooks report everything) and never acks an event whose handler did not finish,
  * except a cancelled one (`cancelled`, once its handler settled or outlived the shutdown grace).
  * Over 400 lines because it is the one place that composes the parts (poller, lease set, settler,
@@ -29,6 +32,7 @@ import { LeaseSet } from "./internal/driver/lease.js";
 import { PollSize } from "./internal/driver/poll-size.js";
 import { Poller } from "./internal/driver/poller.js";
 import { delaySecondsOf, Settler } from "./internal/driver/settle.js";
+import { type TurnSpan, TurnSpans } from "./internal/driver/spans.js";
 import { runTurn } from "./internal/driver/turn.js";
 import type { AckResult, Event, Info } from "./types.js";
 
@@ -70,6 +74,7 @@ class DriverLoop {
   /** Running handlers by event id, to abort one whose lease is lost or whose event is cancelled. */
   readonly #turns = new Map<string, AbortController>();
   readonly #cancels: Cancellations;
+  readonly #spans = new TurnSpans();
 
   constructor(options: DriverOptions) {
     this.#o = options;
@@ -106,13 +111,18 @@ class DriverLoop {
       onRenew: (event, leaseExpiresAt) => this.#emit("onRenew", { event, leaseExpiresAt }),
       onError: (event, error) => this.#emit("onError", { stage: "renew", error, event }),
       onLost: (event, error) => this.#onLost(event, error),
+      traceOf: (event) => this.#spans.traceOf(event),
       onUnsupported: () => {},
     });
-    this.#settler = new Settler(options.client, {
-      onAck: ({ event, result, duplicate }) => this.#emit("onAck", { event, result, duplicate }),
-      onError: (stage, error, event) => this.#emit("onError", { stage, error, event }),
-      onRelease: (info) => this.#emit("onRelease", info),
-    });
+    this.#settler = new Settler(
+      options.client,
+      {
+        onAck: ({ event, result, duplicate }) => this.#emit("onAck", { event, result, duplicate }),
+        onError: (stage, error, event) => this.#emit("onError", { stage, error, event }),
+        onRelease: (info) => this.#emit("onRelease", info),
+      },
+      (event) => this.#spans.traceOf(event),
+    );
     this.#cancels = new Cancellations({
       client: options.client,
       clock: this.#clock,
@@ -120,6 +130,7 @@ class DriverLoop {
       retryBaseMs: this.#interval,
       jitter: this.#jitter,
       onCancel: (event, error) => this.#onCancel(event, error),
+      traceOf: (event) => this.#spans.traceOf(event),
       onError: (event, error) => this.#emit("onError", { stage: "watch", error, event }),
       // A working watch renews the lease it watches: one request per running turn, not two.
       onKeeping: (event, keeping) => this.#leases.keptByWatch(event.id, keeping),
@@ -137,6 +148,7 @@ class DriverLoop {
   }
 
   async run(): Promise<DriverSummary> {
+    await this.#spans.load();
     try {
       await this.#loop();
     } finally {
@@ -292,8 +304,21 @@ class DriverLoop {
     if (await this.#settler.giveBack(event, delaySeconds, reason)) this.#summary.returned++;
   }
 
-  /** Dedup, dispatch, ack. Returns a delay when the handler failed. Never throws. */
+  /**
+   * Dedup, dispatch, ack — in the event's span, when there are spans. Returns a delay when the handler
+   * failed. Never throws.
+   */
   async #process(event: Event): Promise<number | undefined> {
+    const span = this.#spans.start(event, this.#o.agentName);
+    try {
+      return await this.#handle(event, span);
+    } finally {
+      // Each path ends it with its outcome; this is the backstop.
+      this.#spans.end(event, { givenUp: "stopped" });
+    }
+  }
+
+  async #handle(event: Event, span: TurnSpan | undefined): Promise<number | undefined> {
     this.#emit("onEvent", event);
     const prior = await this.#lookup(event.id);
     if (prior) {
@@ -318,6 +343,7 @@ class DriverLoop {
       event,
       handler,
       client: this.#o.client,
+      span,
       handlerAbort,
       stop: this.#stop,
       sleep: this.#sleep,
@@ -339,6 +365,7 @@ class DriverLoop {
       this.#summary.released++;
       if (this.#leases.holds(event.id))
         await this.#giveBack(event, 0, "the driver stopped before the handler finished");
+      this.#spans.end(event, { givenUp: outcome.why });
       return undefined;
     }
     if (outcome.kind === "failed") {
@@ -355,6 +382,7 @@ class DriverLoop {
         this.#stop.aborted ? 0 : delaySecondsOf(decision.delayMs),
         `handler failed (${failureClass}, ${decision.consecutive} in a row): ${message}`,
       );
+      this.#spans.end(event, { failed: outcome.error, failureClass });
       return decision.delayMs;
     }
     this.#circuit.reset();
@@ -437,5 +465,6 @@ class DriverLoop {
   async #ack(event: Event, result: AckResult, duplicate: boolean): Promise<void> {
     this.#leases.drop(event.id);
     await this.#settler.ack(event, result, duplicate);
+    this.#spans.end(event, { acked: result, duplicate });
   }
 }

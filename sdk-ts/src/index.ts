@@ -51,5 +51,6 @@ export type {
   PostMessageResponse,
   PutMemoryRequest,
   SyncMemoryRequest,
+  TraceContext,
 } from "./types.js";
 export { SDK_VERSION } from "./version.js";

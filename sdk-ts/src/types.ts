@@ -43,6 +43,8 @@ export type Info = Schemas["Info"];
 export type DecisionRequest = Schemas["DecisionRequest"];
 export type DecisionResponse = Schemas["DecisionResponse"];
 export type CapErrorBody = Schemas["Error"];
+/** W3C trace context (CAP feature `trace-context`): what caused an event; a request sends it as its headers. */
+export type TraceContext = Schemas["TraceContext"];
 export type MessagePostedPayload = Schemas["MessagePostedPayload"];
 export type MentionReceivedPayload = Schemas["MentionReceivedPayload"];
 export type HeartbeatTickPayload = Schemas["HeartbeatTickPayload"];

@@ -11,6 +11,9 @@
  * 7), so a retry neither runs the model again nor posts different text; and a post that the kernel
  * answers 422 `idempotency_key_reused` was posted by an earlier attempt, so it counts as posted.
  *
+ * The wrapped CLI gets the turn's W3C trace context as `TRACEPARENT` and `TRACESTATE` (none inherited
+ * from this process: they would name another trace), so what it records joins the event's trace.
+ *
  * A turn whose event is cancelled (a human's Stop, double texting) sees `ctx.signal` abort with a
  * `CancelledError`: the wrapped CLI's process group gets SIGTERM, then SIGKILL after the cancel grace;
  * nothing is posted, except one "stopped" note when the installation asked for it; runDriver acks
@@ -54,6 +57,12 @@ export interface TurnDeps {
 }
 
 const CACHE_LIMIT = 20;
+
+/** The turn's trace context as the environment variables OpenTelemetry's SDKs read (undefined unsets). */
+function traceEnv(ctx: HandlerContext): { TRACEPARENT: string | undefined; TRACESTATE: string | undefined } {
+  const trace = ctx.traceContext;
+  return { TRACEPARENT: trace?.traceparent, TRACESTATE: trace?.traceparent ? trace.tracestate : undefined };
+}
 
 /** A signal that aborts when either does, and a dispose that detaches it (no listener outlives a turn). */
 function linked(a: AbortSignal, b: AbortSignal): { signal: AbortSignal; dispose(): void } {
@@ -100,6 +109,7 @@ export function createTurnHandler(deps: TurnDeps) {
           COMMONLY_EVENT_ID: event.id,
           COMMONLY_EVENT_TYPE: event.type,
           COMMONLY_POD_ID: event.podId,
+          ...traceEnv(ctx),
         },
         memoryLongTerm,
         metadata: { eventId: event.id, type: event.type, podId: event.podId, attempts: event.attempts },

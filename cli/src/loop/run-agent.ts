@@ -162,6 +162,7 @@ export async function runAgent(o: RunAgentOptions): Promise<DriverSummary> {
         store: ringHandledStore(ring),
         renewAt: RENEW_AT,
         agentKey: o.name,
+        agentName: o.name,
         ...(o.pollIntervalMs !== undefined ? { pollIntervalMs: o.pollIntervalMs } : {}),
         ...(o.waitSeconds !== undefined ? { waitSeconds: o.waitSeconds } : {}),
         shutdownTimeoutMs: o.shutdownTimeoutMs ?? shutdownGraceMs(o.cancelGraceMs ?? CANCEL_GRACE_MS),

@@ -20,6 +20,9 @@ export interface FakeCall {
   stdin?: string;
   prompt?: string;
   session?: string;
+  /** claude: the TRACEPARENT and TRACESTATE of its environment (null when unset). */
+  traceparent?: string | null;
+  tracestate?: string | null;
   /** `hang-tree`: the pid of the child process the fake started. */
   child?: number;
 }

@@ -3,7 +3,13 @@
  * spawned, synced and posted, under which keys, and what the ack says. The end-to-end tests cover
  * the same against the real kernel; these pin the edge cases cheaply.
  */
-import { CancelledError, CapHttpError, type Event, type HandlerContext } from "@commonly/cap-sdk";
+import {
+  CancelledError,
+  CapHttpError,
+  type Event,
+  type HandlerContext,
+  type TraceContext,
+} from "@commonly/cap-sdk";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AdapterError } from "../../src/adapters/adapter-error.js";
 import type { Adapter, SpawnContext, SpawnResult } from "../../src/adapters/types.js";
@@ -33,7 +39,7 @@ const event = (over: Partial<Event> = {}): Event => ({
 function setup(
   results: Array<SpawnResult | Error>,
   post: (key: string, content: string) => unknown = () => null,
-  over: Partial<TurnDeps> & { signal?: AbortSignal } = {},
+  over: Partial<TurnDeps> & { signal?: AbortSignal; traceContext?: TraceContext } = {},
 ) {
   const spawns: Array<{ prompt: string; ctx: SpawnContext }> = [];
   const posts: Array<{ podId: string; content: string; replyToMessageId?: string; key: string }> = [];
@@ -71,7 +77,11 @@ function setup(
       return { id: `msg_${posts.length}`, createdAt: "", replayed: false };
     },
   };
-  const ctx = { signal: over.signal ?? new AbortController().signal, client } as unknown as HandlerContext;
+  const ctx = {
+    signal: over.signal ?? new AbortController().signal,
+    client,
+    traceContext: over.traceContext,
+  } as unknown as HandlerContext;
   const handle = createTurnHandler({
     adapter,
     adapterName: "claude",
@@ -101,6 +111,31 @@ function cancelled(reason: string, stopNote: boolean) {
   });
   return setup([killed], () => null, { signal: abort.signal, stopNote });
 }
+
+describe("the turn's trace context", () => {
+  const TP = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+  const INHERITED = {
+    TRACEPARENT: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+    TRACESTATE: "old=1",
+  };
+  // given the turn's context, want TRACEPARENT and TRACESTATE in the CLI's environment (inherited ones replaced).
+  const cases: Array<[string, TraceContext | undefined, Record<string, string | undefined>]> = [
+    [
+      "with a tracestate",
+      { traceparent: TP, tracestate: "congo=t61rcWkgMzE" },
+      { TRACEPARENT: TP, TRACESTATE: "congo=t61rcWkgMzE" },
+    ],
+    ["without one", { traceparent: TP }, { TRACEPARENT: TP, TRACESTATE: undefined }],
+    ["none: the inherited ones are unset", undefined, { TRACEPARENT: undefined, TRACESTATE: undefined }],
+  ];
+  it.each(cases)("%s", async (_, traceContext, want) => {
+    const s = setup([{ text: "ok" }], () => null, { env: { ...INHERITED, KEEP: "1" }, traceContext });
+    await s.handle(event());
+    const env = s.spawns[0]!.ctx.env;
+    expect({ TRACEPARENT: env.TRACEPARENT, TRACESTATE: env.TRACESTATE }).toEqual(want);
+    expect(env.KEEP).toBe("1");
+  });
+});
 
 describe("a cancelled turn", () => {
   it("posts nothing, says how the CLI stopped, and gives the CLI the cancel grace (not the timeout's)", async () => {

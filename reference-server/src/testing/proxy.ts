@@ -1,15 +1,18 @@
 /**
  * An HTTP proxy in front of a kernel that lets a test act at an exact point of a driver's conversation:
  * each answer is read whole from the kernel, `onAnswer` runs, and only then is the answer sent on to the
- * driver — e.g. take the store away right after a driver's reply was posted and before it acks.
+ * driver — e.g. take the store away right after a driver's reply was posted and before it acks — or
+ * see what a driver sent (each request's headers come with its answer).
  * Must never: change a request or an answer.
  */
-import { createServer, request } from "node:http";
+import { createServer, type IncomingHttpHeaders, request } from "node:http";
 
 export interface AnswerSeen {
   method: string;
   path: string;
   status: number;
+  /** The request's headers as the proxy received them (e.g. a driver's `traceparent`). */
+  headers: IncomingHttpHeaders;
 }
 
 export interface InterposedProxy {
@@ -29,7 +32,12 @@ export async function interposeProxy(
         const chunks: Buffer[] = [];
         answer.on("data", (c: Buffer) => chunks.push(c));
         answer.on("end", () => {
-          onAnswer({ method: req.method ?? "GET", path: req.url ?? "/", status: answer.statusCode ?? 0 });
+          onAnswer({
+            method: req.method ?? "GET",
+            path: req.url ?? "/",
+            status: answer.statusCode ?? 0,
+            headers: req.headers,
+          });
           res.writeHead(answer.statusCode ?? 502, answer.headers);
           res.end(Buffer.concat(chunks));
         });

@@ -5,7 +5,7 @@
  */
 import type { CapClient } from "../../src/client.js";
 import { CapHttpError, CapSdkError } from "../../src/errors.js";
-import type { AckResult, Event, Info } from "../../src/types.js";
+import type { AckResult, Event, Info, TraceContext } from "../../src/types.js";
 import type { VirtualTime } from "./virtual-time.js";
 
 interface Row {
@@ -54,6 +54,12 @@ export class FakeKernel {
   readonly renews: Array<{ id: string; attempts: number; at: number }> = [];
   readonly posts: Array<{ podId: string; content: string; replyToMessageId?: string; key?: string }> = [];
   readonly polls: Array<{ limit?: number; waitSeconds?: number; pollId?: string; at: number }> = [];
+  /**
+   * The trace context (feature `trace-context`) of each request on behalf of events: its operation
+   * (`ack`, `ackMany`, `renew`, `release`, `watch`, `post`), the event id (the pod id for a post) and what
+   * its options carried.
+   */
+  readonly traced: Array<{ op: string; id: string; traceContext: TraceContext | undefined }> = [];
   /** Every batch ack request: the ids it carried. */
   readonly batches: string[][] = [];
   readonly releases: Array<{
@@ -102,7 +108,7 @@ export class FakeKernel {
   enqueue(
     type: string,
     payload: Record<string, unknown> = {},
-    opts: { id?: string; podId?: string } = {},
+    opts: { id?: string; podId?: string; traceContext?: TraceContext } = {},
   ): string {
     const id = opts.id ?? `evt_${++this.#seq}`;
     this.rows.push({
@@ -113,6 +119,7 @@ export class FakeKernel {
         payload,
         attempts: 0,
         createdAt: new Date(this.time.now).toISOString(),
+        ...(opts.traceContext ? { traceContext: opts.traceContext } : {}),
       },
       state: "ready",
       leaseUntil: 0,
@@ -219,11 +226,12 @@ export class FakeKernel {
   async watchCancellation(
     id: string,
     query: { attempts: number; waitSeconds?: number },
-    options: { signal?: AbortSignal } = {},
+    options: { signal?: AbortSignal; traceContext?: TraceContext } = {},
   ): Promise<
     | { cancelRequested: true; reason: string; requestedAt: string }
     | { cancelRequested: false; leaseExpiresAt: string }
   > {
+    this.traced.push({ op: "watch", id, traceContext: options.traceContext });
     const waitSeconds = query.waitSeconds ?? 0;
     const watch: (typeof this.watches)[number] = {
       id,
@@ -294,7 +302,12 @@ export class FakeKernel {
     }
   }
 
-  async ack(id: string, result?: AckResult): Promise<{ ok: true }> {
+  async ack(
+    id: string,
+    result?: AckResult,
+    options: { traceContext?: TraceContext } = {},
+  ): Promise<{ ok: true }> {
+    this.traced.push({ op: "ack", id, traceContext: options.traceContext });
     await Promise.resolve();
     const row = this.rows.find((r) => r.event.id === id);
     if (!row) throw httpError(404, "event_not_found", "POST /events/{id}/ack");
@@ -305,7 +318,13 @@ export class FakeKernel {
 
   async ackMany(
     acks: Array<{ id: string; result?: AckResult }>,
+    options: { traceContext?: TraceContext } = {},
   ): Promise<{ results: Array<{ id: string; ok: true } | { id: string; ok: false; code: string }> }> {
+    this.traced.push({
+      op: "ackMany",
+      id: acks.map((a) => a.id).join(","),
+      traceContext: options.traceContext,
+    });
     await Promise.resolve();
     if (!this.features.includes("batch-ack"))
       throw new Error("the driver used batch ack without the feature");
@@ -325,7 +344,9 @@ export class FakeKernel {
   async release(
     id: string,
     body: { attempts: number; delaySeconds?: number; reason?: string },
+    options: { traceContext?: TraceContext } = {},
   ): Promise<{ ok: true; status: "pending" | "failed"; availableAt?: string }> {
+    this.traced.push({ op: "release", id, traceContext: options.traceContext });
     await Promise.resolve();
     if (!this.features.includes("release")) throw new Error("the driver released without the feature");
     const delaySeconds = body.delaySeconds ?? 0;
@@ -348,7 +369,12 @@ export class FakeKernel {
     return { ok: true, status: "pending", availableAt: new Date(row.availableAt).toISOString() };
   }
 
-  async renew(id: string, attempts: number): Promise<{ ok: true; leaseExpiresAt: string }> {
+  async renew(
+    id: string,
+    attempts: number,
+    options: { traceContext?: TraceContext } = {},
+  ): Promise<{ ok: true; leaseExpiresAt: string }> {
+    this.traced.push({ op: "renew", id, traceContext: options.traceContext });
     this.renews.push({ id, attempts, at: this.time.now });
     await Promise.resolve();
     const failure = this.renewErrors.shift();
@@ -366,8 +392,9 @@ export class FakeKernel {
   async postMessage(
     podId: string,
     body: { content: string; replyToMessageId?: string },
-    options: { idempotencyKey?: string } = {},
+    options: { idempotencyKey?: string; traceContext?: TraceContext } = {},
   ): Promise<{ id: string; createdAt: string; replayed: boolean }> {
+    this.traced.push({ op: "post", id: podId, traceContext: options.traceContext });
     await Promise.resolve();
     const previous = this.posts.findIndex((p) => p.key !== undefined && p.key === options.idempotencyKey);
     if (previous >= 0) return { id: `msg_${previous + 1}`, createdAt: "", replayed: true };

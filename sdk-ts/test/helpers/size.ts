@@ -8,7 +8,7 @@ import ts from "typescript";
 import { staticGraph } from "./module-graph.js";
 
 /** Keep equal to README.md § Size. */
-export const ROOT_GZIP_BUDGET_BYTES = 18 * 1024;
+export const ROOT_GZIP_BUDGET_BYTES = 20 * 1024;
 
 export function measureRoot() {
   const files = staticGraph(new URL("../../dist/index.js", import.meta.url).pathname);

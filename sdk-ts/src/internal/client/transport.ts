@@ -30,7 +30,12 @@ export interface Call {
   timeoutMs: number;
   retries?: number | undefined;
   signal?: AbortSignal | undefined;
-  run: (signal: AbortSignal) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
+  /** Headers of this call besides the client's own (its trace context), on every attempt. */
+  headers?: Record<string, string | undefined> | undefined;
+  run: (
+    signal: AbortSignal,
+    headers: Record<string, string | undefined> | undefined,
+  ) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
 }
 
 export interface Answer {
@@ -78,7 +83,7 @@ async function attempt(call: Call): Promise<Answer> {
     controller.abort(timedOut);
   }, call.timeoutMs);
   try {
-    const { data, error, response } = await call.run(controller.signal);
+    const { data, error, response } = await call.run(controller.signal, call.headers);
     if (!response.ok) throw httpError(call.operation, error, response);
     return { data, response };
   } catch (err) {

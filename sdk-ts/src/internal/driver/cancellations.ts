@@ -18,7 +18,7 @@
  */
 import type { CapClient } from "../../client.js";
 import { CancelledError, CapHttpError, type CapSdkError } from "../../errors.js";
-import type { Event } from "../../types.js";
+import type { Event, TraceContext } from "../../types.js";
 import type { Clock, Sleep } from "../client/time.js";
 import { Backoff } from "./backoff.js";
 
@@ -30,6 +30,8 @@ export interface CancellationsOptions {
   retryBaseMs: number;
   /** The agent's stable delay offset, a fraction in [0, 0.2). */
   jitter: number;
+  /** The trace context a request on behalf of `event` sends. */
+  traceOf(event: Event): TraceContext | undefined;
   /** A held event was cancelled (called once per event): stop holding it, abort its handler. */
   onCancel(event: Event, error: CancelledError): void;
   /** A watch failed (it is retried, or ends when retrying cannot help). */
@@ -173,7 +175,7 @@ export class Cancellations {
         const answer = await this.#o.client.watchCancellation(
           event.id,
           { attempts: event.attempts, waitSeconds: WATCH_WAIT_SECONDS },
-          { signal: request.signal, retries: 0 },
+          { signal: request.signal, retries: 0, traceContext: this.#o.traceOf(event) },
         );
         if (!current()) return;
         if (answer.cancelRequested) {

@@ -13,7 +13,7 @@
  */
 import type { CapClient } from "../../client.js";
 import { CapHttpError, CapSdkError } from "../../errors.js";
-import type { Event } from "../../types.js";
+import type { Event, TraceContext } from "../../types.js";
 import type { Clock, Sleep } from "../client/time.js";
 
 export interface LeaseSetOptions {
@@ -29,6 +29,8 @@ export interface LeaseSetOptions {
    * lease when a replayed poll hands back deliveries claimed earlier.
    */
   leftMs(event: Event): number;
+  /** The trace context a request on behalf of `event` sends. */
+  traceOf(event: Event): TraceContext | undefined;
   onRenew(event: Event, leaseExpiresAt: string): void;
   onError(event: Event, error: unknown): void;
   onLost(event: Event, error: CapSdkError): void;
@@ -197,6 +199,7 @@ export class LeaseSet {
       const renewed = await this.#o.client.renew(event.id, event.attempts, {
         retries: 0,
         timeoutMs: Math.max(1000, interval / 2),
+        traceContext: this.#o.traceOf(event),
       });
       if (this.#held.get(event.id) !== held) return;
       held.end = sent + held.lease;

@@ -11,7 +11,7 @@
  */
 import type { CapClient } from "../../client.js";
 import { CapHttpError } from "../../errors.js";
-import type { AckResult, Event } from "../../types.js";
+import type { AckResult, Event, TraceContext } from "../../types.js";
 import { AckQueue, type PendingAck } from "./acks.js";
 
 export interface SettlerHooks {
@@ -61,15 +61,22 @@ export class Settler {
   release = false;
   readonly #client: CapClient;
   readonly #hooks: SettlerHooks;
+  readonly #traceOf: (event: Event) => TraceContext | undefined;
   readonly #queue: AckQueue;
   /** Insertion-ordered, so the oldest id is evicted first. */
   readonly #settled = new Set<string>();
   #failures = 0;
   #trouble: Trouble | undefined;
 
-  constructor(client: CapClient, hooks: SettlerHooks) {
+  /** `traceOf`: the trace context a request on behalf of one event sends (a batch ack sends none). */
+  constructor(
+    client: CapClient,
+    hooks: SettlerHooks,
+    traceOf: (event: Event) => TraceContext | undefined = () => undefined,
+  ) {
     this.#client = client;
     this.#hooks = hooks;
+    this.#traceOf = traceOf;
     this.#queue = new AckQueue((batch) => this.#sendBatch(batch));
   }
 
@@ -80,7 +87,7 @@ export class Settler {
       return;
     }
     try {
-      await this.#client.ack(event.id, result);
+      await this.#client.ack(event.id, result, { traceContext: this.#traceOf(event) });
       this.#acked({ event, result, duplicate });
     } catch (error) {
       this.#failed(error, event);
@@ -147,7 +154,7 @@ export class Settler {
       const answer = await this.#client.release(
         event.id,
         { attempts: event.attempts, delaySeconds, ...(text ? { reason: text } : {}) },
-        { retries: 1, timeoutMs: 10_000 },
+        { retries: 1, timeoutMs: 10_000, traceContext: this.#traceOf(event) },
       );
       this.#hooks.onRelease({ event, delaySeconds, reason: text, status: answer.status });
       return true;

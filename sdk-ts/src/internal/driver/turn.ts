@@ -5,14 +5,17 @@
  * or the driver stopped and the handler did not finish within the shutdown grace. Cancelled means the
  * driver aborted `handlerAbort` with a `CancelledError`: the turn then waits for the handler to settle
  * (at most the shutdown grace), whatever it returns or throws. Once `handlerAbort` has aborted,
- * `ctx.reply` throws its reason and posts nothing. It never acks, never renews (the driver's lease set
+ * `ctx.reply` throws its reason and posts nothing. Every request of the handler's context carries the
+ * turn's trace context (its span's, else the event's); the handler runs with the span active. It never acks, never renews (the driver's lease set
  * does, for every event it holds) and never throws.
  */
-import type { CapClient } from "../../client.js";
+import { type CapClient, tracedClient } from "../../client.js";
 import type { EventHandler, HandlerContext, HandlerResult } from "../../driver-types.js";
 import { CancelledError, CapHttpError, CapSdkError } from "../../errors.js";
-import type { Event } from "../../types.js";
+import type { Event, TraceContext } from "../../types.js";
 import { fnv1a, type Sleep } from "../client/time.js";
+import { validTraceContext } from "../client/trace-headers.js";
+import type { TurnSpan } from "./spans.js";
 
 export type TurnOutcome =
   | { kind: "done"; value: HandlerResult }
@@ -26,6 +29,8 @@ export interface Turn {
   event: Event;
   handler: EventHandler;
   client: CapClient;
+  /** The event's span, when OpenTelemetry is present. */
+  span: TurnSpan | undefined;
   /** Aborted to give the turn up (lease lost, shutdown grace over); its reason reaches the handler. */
   handlerAbort: AbortController;
   /** The driver's stop signal: starts the shutdown grace. */
@@ -46,11 +51,22 @@ export function replyKey(eventId: string, n: number): string {
 }
 
 function contextFor(turn: Turn): HandlerContext {
-  const { event, client, handlerAbort, onPosted } = turn;
+  const { event, client, handlerAbort, onPosted, span } = turn;
   let replies = 0;
+  const traceOf = (): TraceContext | undefined =>
+    span ? span.current() : validTraceContext(event.traceContext);
+  // Built on first use, and only for an event with a trace: the driver's own client otherwise.
+  let view: CapClient | undefined;
   return {
     signal: handlerAbort.signal,
-    client,
+    get client() {
+      if (!span && !event.traceContext) return client;
+      view ??= tracedClient(client, traceOf);
+      return view;
+    },
+    get traceContext() {
+      return traceOf();
+    },
     reply: async (content, options = {}) => {
       // After a cancel (or a lost lease) this event's posts are over: throw before anything is sent.
       if (handlerAbort.signal.aborted) throw handlerAbort.signal.reason;
@@ -66,6 +82,7 @@ function contextFor(turn: Turn): HandlerContext {
         const posted = await client.postMessage(event.podId, message, {
           idempotencyKey: replyKey(event.id, replies++),
           signal: handlerAbort.signal,
+          traceContext: traceOf(),
         });
         onPosted(posted.id);
         return posted;
@@ -122,7 +139,10 @@ export async function runTurn(turn: Turn): Promise<TurnOutcome> {
     handlerAbort.signal.addEventListener("abort", () => resolve(RELEASED), { once: true });
   });
   const context = contextFor(turn);
-  const handler = Promise.resolve().then(() => turn.handler(turn.event, context));
+  const { span } = turn;
+  const handler = Promise.resolve().then(() =>
+    span ? span.run(() => turn.handler(turn.event, context)) : turn.handler(turn.event, context),
+  );
   try {
     const value = await Promise.race([handler, released]);
     if (value !== RELEASED) return { kind: "done", value };
