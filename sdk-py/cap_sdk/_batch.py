@@ -2,7 +2,8 @@
 the lease keeper's (renewals answered 409: lost, or cancelled) and the cancellation watches'. The first
 news of a delivery wins (lost or cancelled), and news of a turn that already ended is dropped, so a
 handler's `ctx.cancelled` is set once and each `on_lease_lost` / `on_cancel` hook is called once. It
-never talks to the kernel and never raises.
+also keeps each delivery's trace context (the event's, or its driver span's once the turn started), which
+every request made on the delivery's behalf sends. It never talks to the kernel and never raises.
 """
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import threading
 from typing import Any, Callable, Dict, Optional, Set, Union
 
 from ._leases import LeaseKeeper
+from ._trace_context import TurnTrace
 from .errors import Cancelled, CapSdkError
 from .stop import StopSignal
 
@@ -27,6 +29,19 @@ class Batch:
         self._cancels: Dict[str, Cancelled] = {}
         self._running: Dict[str, StopSignal] = {}
         self._ended: Set[str] = set()
+        self._traces: Dict[str, TurnTrace] = {}
+
+    def trace_of(self, event: Dict[str, Any]) -> TurnTrace:
+        """The delivery's trace: what requests on its behalf send (the turn updates it with its span)."""
+        with self._guard:
+            trace = self._traces.get(event["id"])
+            if trace is None:
+                trace = self._traces[event["id"]] = TurnTrace(event)
+            return trace
+
+    def headers_of(self, event: Dict[str, Any]) -> Optional[Dict[str, str]]:
+        """The trace headers of a request the runtime makes for `event` (renew, watch, release, ack)."""
+        return self.trace_of(event).fixed
 
     def begin(self, event_id: str) -> Union[StopSignal, Cancelled, None]:
         """The turn's cancel signal; or the `Cancelled` of a delivery cancelled while it waited; or None

@@ -20,6 +20,7 @@ import time
 from typing import Any, Callable, Dict, Optional
 
 from ._backoff import Backoff
+from ._trace_context import trace_call
 from .errors import CapHttpError, CapSdkError
 from .stop import StopSignal
 
@@ -54,7 +55,7 @@ class CancelWatch:
     `on_watching(True)` says the watch keeps the lease: from its first request, and again from each answer
     that waited as asked; `on_watching(False)` from a failure, an answer that came back too fast, or the
     end, so renewals take over until a watch is answered in time again. `lease` (seconds) scales what
-    counts as an answer that came back too fast."""
+    counts as an answer that came back too fast. `trace_context`: the headers each watch request carries."""
 
     def __init__(
         self,
@@ -70,8 +71,10 @@ class CancelWatch:
         on_renewed: Optional[Callable[[Any], None]] = None,
         on_watching: Optional[Callable[[bool], None]] = None,
         lease: Optional[float] = None,
+        trace_context: Optional[Dict[str, str]] = None,
     ) -> None:
         self._client = client
+        self._trace = trace_call(trace_context)  # each watch is on the event's behalf (CAP-TRACE-9)
         self._event = event
         self._on_cancel, self._on_lost, self._on_error, self._on_unsupported = on_cancel, on_lost, on_error, on_unsupported
         self._on_renewed = on_renewed or (lambda at: None)
@@ -110,7 +113,9 @@ class CancelWatch:
         while not self._done.is_set():
             started = time.monotonic()
             try:
-                answer = self._client.watch_cancellation(event_id, attempts, wait_seconds=self._wait, cancel=self._done, retries=0)
+                answer = self._client.watch_cancellation(
+                    event_id, attempts, wait_seconds=self._wait, cancel=self._done, retries=0, **self._trace
+                )
             except CapHttpError as err:
                 if self._done.is_set():
                     return

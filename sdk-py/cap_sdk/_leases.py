@@ -21,6 +21,7 @@ from datetime import datetime
 from typing import Any, Callable, Dict, List, Optional
 
 from ._cancellation import cancel_reason_of
+from ._trace_context import trace_call
 from .errors import CapHttpError, CapSdkError
 from .stop import StopSignal
 
@@ -72,6 +73,7 @@ class LeaseKeeper:
         on_unsupported: Callable[[], None],
         left: Optional[float] = None,
         on_cancelled: Optional[Callable[[Dict[str, Any], str], None]] = None,
+        trace_of: Optional[Callable[[Dict[str, Any]], Optional[Dict[str, str]]]] = None,
     ) -> None:
         self._client = client
         self._lease = max(0.01, lease)
@@ -85,6 +87,8 @@ class LeaseKeeper:
         self._done = StopSignal()
         self._on_renew, self._on_error, self._on_lost, self._on_unsupported = on_renew, on_error, on_lost, on_unsupported
         self._on_cancelled = on_cancelled
+        #: The trace headers a renewal of an event sends (CAP-TRACE-9), read at each renewal.
+        self._trace_of = trace_of or (lambda event: None)
         self._thread: Optional[threading.Thread] = None
 
     def _schedule(self, held: _Held, now: float, left: float) -> None:
@@ -174,7 +178,8 @@ class LeaseKeeper:
                 sent = time.monotonic()
                 try:
                     renewed = self._client.renew(
-                        event["id"], event["attempts"], cancel=self._done, retries=0, timeout=max(1.0, self._interval / 2)
+                        event["id"], event["attempts"], cancel=self._done, retries=0, timeout=max(1.0, self._interval / 2),
+                        **trace_call(self._trace_of(event)),
                     )
                 except CapHttpError as err:
                     reason = cancel_reason_of(err)

@@ -6,7 +6,8 @@ advertised but missing (404/405) makes it fall back to single acks for the rest 
 raises: every failure goes to the `on_error` hook. It also remembers, for the driver's backoff, what went
 wrong since the driver last asked (`take_trouble`: acks refused, or answered with something it cannot act
 on) and which events this run settled (`settled`: the kernel confirmed the ack, or answered that the event
-is gone), so an acked event that comes back shows a kernel that does not keep its acks.
+is gone), so an acked event that comes back shows a kernel that does not keep its acks. A single ack and a
+release carry their event's trace context; a batch ack, which settles events of several traces, carries none.
 Mirrors sdk-ts/src/internal/driver/settle.ts.
 """
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
+from ._trace_context import trace_call
 from .errors import CapHttpError, CapSdkError
 
 #: The most items one batch ack may carry (CAP-BATCH).
@@ -71,20 +73,22 @@ class Settler:
             self._trouble = (reason, max(self._trouble[1] if self._trouble else 0.0, retry_after))
         self.emit("on_error", {"stage": "ack", "error": err, "event": event})
 
-    def ack(self, event: Dict[str, Any], result: Dict[str, Any], duplicate: bool) -> None:
+    def ack(self, event: Dict[str, Any], result: Dict[str, Any], duplicate: bool, trace: Optional[Dict[str, str]] = None) -> None:
+        """Ack `event` (now, or with the next flush where the kernel offers `batch-ack`); `trace`: the
+        event's trace headers, sent when the ack goes out alone."""
         if "batch-ack" not in self.features:
-            self._ack_one(event, result, duplicate)
+            self._ack_one(event, result, duplicate, trace)
             return
-        self.pending.append({"event": event, "result": result, "duplicate": duplicate})
+        self.pending.append({"event": event, "result": result, "duplicate": duplicate, "trace": trace})
         if len(self.pending) >= MAX_BATCH:
             self.flush()
 
-    def release(self, event: Dict[str, Any], delay_seconds: int, reason: str) -> None:
+    def release(self, event: Dict[str, Any], delay_seconds: int, reason: str, trace: Optional[Dict[str, str]] = None) -> None:
         """Hand `event` back, ready again in `delay_seconds`; nothing where the kernel cannot release."""
         if "release" not in self.features:
             return
         try:
-            self.client.release(event["id"], event["attempts"], delay_seconds=delay_seconds, reason=reason)
+            self.client.release(event["id"], event["attempts"], delay_seconds=delay_seconds, reason=reason, **trace_call(trace))
         except (CapHttpError, CapSdkError) as err:
             self.emit("on_error", {"stage": "release", "error": err, "event": event})
             return
@@ -95,13 +99,13 @@ class Settler:
         """Send every gathered ack now."""
         pending, self.pending = self.pending, []
         if len(pending) == 1:
-            self._ack_one(pending[0]["event"], pending[0]["result"], pending[0]["duplicate"])
+            self._ack_one(pending[0]["event"], pending[0]["result"], pending[0]["duplicate"], pending[0]["trace"])
         elif pending:
             self._ack_batch(pending)
 
-    def _ack_one(self, event: Dict[str, Any], result: Dict[str, Any], duplicate: bool) -> None:
+    def _ack_one(self, event: Dict[str, Any], result: Dict[str, Any], duplicate: bool, trace: Optional[Dict[str, str]] = None) -> None:
         try:
-            self.client.ack(event["id"], result)
+            self.client.ack(event["id"], result, **trace_call(trace))
         except (CapHttpError, CapSdkError) as err:
             self._failed(err, event)
             return
@@ -114,7 +118,7 @@ class Settler:
             if isinstance(err, CapHttpError) and err.status in (404, 405):
                 self.features.discard("batch-ack")  # advertised but not routed: one by one from now on
                 for p in pending:
-                    self._ack_one(p["event"], p["result"], p["duplicate"])
+                    self._ack_one(p["event"], p["result"], p["duplicate"], p["trace"])
                 return
             for p in pending:
                 self._failed(err, p["event"])

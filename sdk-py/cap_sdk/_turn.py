@@ -10,12 +10,18 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any, Callable, Dict, Optional
+from contextlib import nullcontext
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, cast
 from urllib.parse import quote
 
 from ._fingerprint import fnv1a
+from ._generated.models import TraceContext
+from ._trace_context import TurnTrace, current_turn, trace_call
 from .errors import Cancelled, CapHttpError, CapSdkError
 from .stop import StopSignal
+
+if TYPE_CHECKING:
+    from ._otel_bridge import TurnSpan
 
 
 def reply_key(event_id: str, n: int) -> str:
@@ -32,15 +38,37 @@ class HandlerContext:
     `is_set()`, block on it with `wait(timeout)`) set when the delivery is cancelled (feature `cancel`;
     reason: a `Cancelled`, and `cancel_reason` says why), when the lease is lost (reason: `CapSdkError`
     `lease_lost`) or when the shutdown grace ran out (`aborted`): a long handler should check it and return.
+    `trace_context` is the turn's W3C trace context (feature `trace-context`), which every request made
+    for the event carries.
     """
 
-    def __init__(self, event: Dict[str, Any], client: Any, cancelled: StopSignal, on_posted: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        event: Dict[str, Any],
+        client: Any,
+        cancelled: StopSignal,
+        on_posted: Callable[[str], None],
+        trace: Optional[TurnTrace] = None,
+    ) -> None:
         self.event = event
         self.client = client
         self.cancelled = cancelled
         self._on_posted = on_posted
+        self._trace = trace if trace is not None else TurnTrace(event)
         self._replies = 0
         self._lock = threading.Lock()
+
+    @property
+    def trace_context(self) -> Optional[TraceContext]:
+        """The turn's trace context as the headers to send, `{"traceparent": …, "tracestate": …}`
+        (`tracestate` only when there is one), or None when the event has none (feature `trace-context`).
+        With OpenTelemetry importable it is the context current where it is read — the driver's span
+        `invoke_agent`, or a span the handler started inside it — else the event's `traceContext` as it
+        came. `ctx.reply` and every `CapClient` call made in the handler's thread send it already; pass it
+        on to what the handler calls (HTTP headers, `TRACEPARENT` in a subprocess's environment) to
+        continue the trace there."""
+        headers = self._trace.current()
+        return cast(TraceContext, dict(headers)) if headers else None
 
     @property
     def cancel_reason(self) -> Optional[str]:
@@ -80,6 +108,7 @@ class HandlerContext:
                 metadata=metadata,
                 idempotency_key=reply_key(self.event["id"], n),
                 cancel=self.cancelled,
+                **trace_call(self._trace.current()),  # explicit: a reply from a thread the handler started too
             )
         except CapSdkError as err:
             self._raise_if_cancelled(err)
@@ -109,8 +138,10 @@ def run_turn(
     context: HandlerContext,
     stop: StopSignal,
     shutdown_timeout: float,
+    span: Optional["TurnSpan"] = None,
 ) -> TurnOutcome:
-    """Runs one handler turn. "cancelled" when the delivery was cancelled, once the handler stopped or
+    """Runs one handler turn, the turn's trace context (and `span`, when OpenTelemetry records one) current
+    in the handler's thread. "cancelled" when the delivery was cancelled, once the handler stopped or
     `shutdown_timeout` passed since the cancel (or the stop); "released" when it was given up otherwise;
     else "done" or "failed"."""
     abort = context.cancelled
@@ -119,7 +150,8 @@ def run_turn(
 
     def target() -> None:
         try:
-            box["value"] = handler(event, context)
+            with current_turn(context._trace), (span.activated() if span is not None else nullcontext()):
+                box["value"] = handler(event, context)
         except BaseException as err:  # noqa: BLE001 - a handler's failure is data for the circuit
             box["error"] = err
         finally:

@@ -13,7 +13,7 @@ import json
 import platform
 import random as _random
 import uuid
-from typing import Any, Callable, Dict, List, Optional, Sequence, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 from urllib.parse import quote, urlencode
 
 from . import _lenient as read
@@ -37,6 +37,7 @@ from ._generated.models import (
     SyncMemoryRequest,
     SyncMemoryResponse,
 )
+from ._trace_context import current_headers, trace_headers
 from ._transport import Answer, RetryPolicy, execute
 from ._version import __version__
 from .stop import StopSignal
@@ -55,7 +56,10 @@ class CapClient:
     tolerated), `token` the agent's runtime token (`cm_agent_…`). `timeout` is seconds per request (a
     poll adds its `wait_seconds`); `retry` a `RetryPolicy`, or False for none; `user_agent` is
     appended to the SDK's `User-Agent`. Every method also takes `cancel` (a `StopSignal` that
-    interrupts the call: `CapSdkError` `aborted`), `timeout` and `retries` for that call only.
+    interrupts the call: `CapSdkError` `aborted`), `timeout` and `retries` for that call only, and
+    `trace_context` (`{traceparent, tracestate?}`, the shape of an event's `traceContext`): the W3C trace
+    context the request carries (feature `trace-context`). Without it, a call made inside a `run_driver`
+    handler carries the turn's context (`HandlerContext.trace_context`), and any other call none.
     `sleep(seconds, cancel)` and `random()` (jitter in [0, 1)) are injectable for tests.
     """
 
@@ -248,6 +252,7 @@ class CapClient:
         cancel: Optional[StopSignal] = None,
         timeout: Optional[float] = None,
         retries: Optional[int] = None,
+        trace_context: Optional[Mapping[str, Any]] = None,
     ) -> Answer:
         url = f"{self.base_url}{BASE}{path}"
         if query:
@@ -263,6 +268,8 @@ class CapClient:
         if body is not None:
             data = json.dumps(body, separators=(",", ":")).encode("utf-8")
             headers["Content-Type"] = "application/json"
+        # Explicit (the driver's own requests for an event), else the handler's turn when called from one.
+        headers.update(trace_headers(trace_context) if trace_context is not None else (current_headers() or {}))
         if method == "POST":
             # One key for the call and all of its retries: a retried post is recognised, not repeated.
             headers["Idempotency-Key"] = key or _key()

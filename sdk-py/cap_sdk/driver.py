@@ -12,8 +12,8 @@ stop on SIGINT/SIGTERM. It prints nothing (hooks report everything) and never ac
 did not finish, except one that was cancelled.
 Mirrors sdk-ts/src/driver.ts; threads, not asyncio (README § Why threads). Acks and releases are in
 `_settle.py`, lease renewal in `_leases.py`, the cancellation watch in `_cancellation.py`, one handler turn
-in `_turn.py`, stopping in `stop.py`; what is left is the loop, one idea (about 500 lines, a tenth of them
-run_driver's reference docstring).
+in `_turn.py`, trace context in `_trace_context.py` and `_otel_bridge.py`, stopping in `stop.py`; what is
+left is the loop, one idea (about 550 lines, a tenth of them run_driver's reference docstring).
 """
 from __future__ import annotations
 
@@ -22,13 +22,14 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Mapping, Optional, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
 from ._backoff import Backoff
 from ._batch import Batch
 from ._cancellation import CancelWatch
 from ._fingerprint import stable_jitter
 from ._leases import LeaseKeeper, seconds_left
+from ._otel_bridge import TurnSpan, start_turn_span
 from ._settle import Settler
 from ._turn import HandlerContext, run_turn
 from .circuit import RetryCircuit, classify_failure
@@ -83,6 +84,7 @@ def run_driver(
     lease_seconds: float = 30.0,
     shutdown_timeout: float = 10.0,
     agent_key: Optional[str] = None,
+    agent_name: Optional[str] = None,
     **hooks: Hook,
 ) -> DriverSummary:
     """Runs a driver until `stop` is set or SIGINT/SIGTERM arrives (returns a `DriverSummary`), or until
@@ -101,7 +103,18 @@ def run_driver(
     fraction of the lease after which held events are renewed, `lease_seconds` the lease to assume when
     neither `/info` nor `leaseExpiresAt` says, `shutdown_timeout` how long a running handler may finish
     after a stop before it is released (and after a cancel before the event is acked `cancelled` anyway),
-    `agent_key` the seed of the stable 0–20 % delay offset (default the token's fingerprint).
+    `agent_key` the seed of the stable 0–20 % delay offset (default the token's fingerprint), `agent_name`
+    the agent's name in trace spans (CAP does not tell a driver its name; without it the span is named
+    `invoke_agent` and carries no `gen_ai.agent.name`).
+
+    Trace context (feature `trace-context`): every request made on behalf of an event that carries a
+    `traceContext` sends it as `traceparent` (and `tracestate`, unchanged): the handler's `ctx.reply` and
+    every `CapClient` call made in its thread, and the driver's renewals, cancellation watches, releases
+    and single acks (a batch ack, which settles events of several traces, sends none); `ctx.trace_context`
+    is that context. Where `opentelemetry` is importable, each handler runs in a consumer span
+    `invoke_agent {agent_name}` (parent: the event's `traceparent`; GenAI and messaging attributes), current
+    in the handler's thread and ended once the event is settled, with the handler's exception recorded;
+    those requests then carry the span's own context.
 
     Cancellation (where `/info` lists `cancel`): while a handler runs, the driver watches its delivery
     (`GET /events/{id}/cancellation`, 20-second long-polls; a renew answered 409 with `details.cancelled`
@@ -131,14 +144,14 @@ def run_driver(
         raise TypeError(f"run_driver: unknown hook(s) {sorted(unknown)}; known: {list(_HOOKS)}")
     loop = _DriverLoop(
         client, handlers, on_unknown, stop, limit, wait_seconds, poll_interval, store, renew_at,
-        lease_seconds, shutdown_timeout, agent_key, hooks,
+        lease_seconds, shutdown_timeout, agent_key, hooks, agent_name,
     )
     return loop.run(handle_signals)
 
 
 class _DriverLoop:
     def __init__(self, client, handlers, on_unknown, stop, limit, wait, interval, store, renew_at,
-                 lease_seconds, shutdown_timeout, agent_key, hooks) -> None:  # noqa: ANN001 - private
+                 lease_seconds, shutdown_timeout, agent_key, hooks, agent_name=None) -> None:  # noqa: ANN001 - private
         self.client = client
         self.handlers = handlers
         self.on_unknown = on_unknown
@@ -169,6 +182,8 @@ class _DriverLoop:
         self.watch_renews = True
         self.poll_id: Optional[str] = None
         self.settler = Settler(client, self.features, self.emit, self._count_release)
+        #: Names the agent in trace spans; CAP does not tell a driver its agent's name.
+        self.agent_name: Optional[str] = agent_name
 
     # ---- plumbing ---------------------------------------------------------------------------------
     def emit(self, hook: str, arg: Any) -> None:
@@ -345,6 +360,7 @@ class _DriverLoop:
                 on_unsupported=unsupported,
                 left=self._lease_left(events[0]),
                 on_cancelled=batch.cancelled,
+                trace_of=batch.headers_of,
             )
             for event in events:
                 batch.keeper.hold(event)
@@ -383,14 +399,15 @@ class _DriverLoop:
             if cancelled is not None:
                 self._settle_cancelled(event, cancelled, batch)
             else:
-                self.settler.release(event, 0, reason)
+                self.settler.release(event, 0, reason, batch.headers_of(event))
 
-    def _settle_cancelled(self, event: Dict[str, Any], cancelled: Cancelled, batch: Batch) -> None:
-        """Ack a cancelled delivery `cancelled` with the cancel's reason (CAP-CANCEL-18)."""
+    def _settle_cancelled(self, event: Dict[str, Any], cancelled: Cancelled, batch: Batch) -> Dict[str, Any]:
+        """Ack a cancelled delivery `cancelled` with the cancel's reason (CAP-CANCEL-18); returns the result."""
         self.summary.cancelled += 1
         result = {"outcome": "cancelled", "reason": cancelled.reason}
         self._remember(event, result)
-        self._ack(event, result, False, batch.keeper)
+        self._ack(event, result, False, batch)
+        return result
 
     def _handler_for(self, event_type: str) -> Optional[Handler]:
         if callable(self.handlers):
@@ -429,45 +446,60 @@ class _DriverLoop:
             on_renewed=renewed,
             on_watching=watching,
             lease=self._lease_length(event),
+            trace_context=batch.headers_of(event),
         ).start()
 
     def _process(self, event: Dict[str, Any], cancel: StopSignal, batch: Batch) -> Optional[float]:
-        """Dedup, dispatch, ack. Returns the circuit delay when the handler failed. Never raises."""
-        keeper = batch.keeper
+        """Dedup, dispatch, ack — in the event's span, where OpenTelemetry records spans. Returns the circuit
+        delay when the handler failed. Never raises."""
+        span = start_turn_span(event, batch.trace_of(event), self.agent_name)  # None without OpenTelemetry
+        ending: Dict[str, Any] = {"given_up": "driver_stopped"}
+        try:
+            delay, ending = self._handle(event, cancel, batch, span)
+            return delay
+        finally:
+            if span is not None:
+                span.finish(ending)  # once the event is settled: its ack or release is made inside the span
+
+    def _handle(
+        self, event: Dict[str, Any], cancel: StopSignal, batch: Batch, span: Optional[TurnSpan]
+    ) -> Tuple[Optional[float], Dict[str, Any]]:
+        """`_process` but for the span: (the circuit delay after a failure, how the turn ended)."""
         self.emit("on_event", event)
         prior = self._lookup(event["id"])
         if prior is not None:
             self.summary.duplicates += 1
-            self._ack(event, prior, True, keeper)
-            return None
+            self._ack(event, prior, True, batch)
+            return None, {"acked": prior, "duplicate": True}
         handler = self._handler_for(event["type"])
         if handler is None:
             self.summary.skipped += 1
             result = {"outcome": "skipped", "reason": f"no handler for event type {event['type']}"}
             self._remember(event, result)
-            self._ack(event, result, False, keeper)
-            return None
+            self._ack(event, result, False, batch)
+            return None, {"acked": result}
         self.settler.flush()  # acks never wait for a handler to run
         posted: List[str] = []
-        context = HandlerContext(event, self.client, cancel, posted.append)
+        context = HandlerContext(event, self.client, cancel, posted.append, batch.trace_of(event))
         watch = self._watch(event, batch)
         try:
-            outcome = run_turn(event, handler, context, self.stop, self.shutdown_timeout)
+            outcome = run_turn(event, handler, context, self.stop, self.shutdown_timeout, span)
         finally:
             if watch is not None:
                 watch.close()
+        keeper = batch.keeper
         if outcome.kind == "cancelled":
             # Told to stop: whatever it returned or raised is neither a result nor a failure.
-            self._settle_cancelled(event, cancel.reason, batch)  # type: ignore[arg-type]
-            return None
+            return None, {"acked": self._settle_cancelled(event, cancel.reason, batch)}  # type: ignore[arg-type]
         if outcome.kind == "released":
             self.summary.released += 1
             if keeper is not None:
                 keeper.settle(event["id"])
             reason = cancel.reason
-            if not (isinstance(reason, CapSdkError) and reason.code == "lease_lost"):
-                self.settler.release(event, 0, "the driver stopped before the handler finished")
-            return None
+            if isinstance(reason, CapSdkError) and reason.code == "lease_lost":
+                return None, {"given_up": "lease_lost"}
+            self.settler.release(event, 0, "the driver stopped before the handler finished", batch.headers_of(event))
+            return None, {"given_up": "driver_stopped"}
         if outcome.kind == "failed":
             self.summary.failures += 1
             if keeper is not None:
@@ -481,8 +513,8 @@ class _DriverLoop:
             delay = 0 if self.stop.is_set() else min(900, math.ceil(decision.delay))
             message = str(outcome.error) or type(outcome.error).__name__
             reason = f"handler failed ({failure_class}, {decision.consecutive} in a row): {message}"
-            self.settler.release(event, delay, reason[:500])
-            return decision.delay
+            self.settler.release(event, delay, reason[:500], batch.headers_of(event))
+            return decision.delay, {"failed": outcome.error, "failure_class": failure_class}
         self.circuit.reset()
         self.summary.handled += 1
         value = outcome.value
@@ -494,8 +526,8 @@ class _DriverLoop:
         else:
             result = {"outcome": "acknowledged"}
         self._remember(event, result)
-        self._ack(event, result, False, keeper)
-        return None
+        self._ack(event, result, False, batch)
+        return None, {"acked": result}
 
     def _lookup(self, event_id: str) -> Optional[Dict[str, Any]]:
         try:
@@ -510,8 +542,8 @@ class _DriverLoop:
         except Exception as err:  # noqa: BLE001
             self.emit("on_error", {"stage": "store", "error": err, "event": event})
 
-    def _ack(self, event: Dict[str, Any], result: Dict[str, Any], duplicate: bool, keeper: Optional[LeaseKeeper]) -> None:
-        if keeper is not None:
-            keeper.settle(event["id"])
-        self.settler.ack(event, result, duplicate)
+    def _ack(self, event: Dict[str, Any], result: Dict[str, Any], duplicate: bool, batch: Batch) -> None:
+        if batch.keeper is not None:
+            batch.keeper.settle(event["id"])
+        self.settler.ack(event, result, duplicate, batch.headers_of(event))
 

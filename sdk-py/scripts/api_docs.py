@@ -66,7 +66,7 @@ def members(cls: type) -> list:
             continue
         if isinstance(member, (staticmethod, classmethod)):
             member = member.__func__
-        if inspect.isfunction(member) and name != "__init__":
+        if (inspect.isfunction(member) or isinstance(member, property)) and name != "__init__":
             out.append((name, member))
     return out
 
@@ -80,7 +80,12 @@ def render_class(name: str, cls: type) -> str:
         lines.append(f"Subclass of {', '.join(f'`{b}`' for b in bases)}.\n")
     for method, fn in members(cls):
         text = doc(fn).strip().replace("\n", "\n  ")
-        lines.append(f"- **`{method}{signature(fn)}`**" + (f": {text}" if text else ""))
+        if isinstance(fn, property):  # read as an attribute: its type, not a call
+            returns = inspect.signature(fn.fget).return_annotation if fn.fget else inspect.Signature.empty
+            head = method + ("" if returns is inspect.Signature.empty else f": {_annotation(returns)}")
+        else:
+            head = method + signature(fn)
+        lines.append(f"- **`{head}`**" + (f": {text}" if text else ""))
     if hasattr(cls, "_fields"):
         lines.append(f"Fields: {', '.join(f'`{f}`' for f in cls._fields)}.")
     return "\n".join(line for line in lines if line is not None).rstrip() + "\n"

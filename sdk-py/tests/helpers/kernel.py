@@ -48,7 +48,13 @@ def free_port() -> int:
 
 
 class TestKernel:
-    def __init__(self, agents: List[str], lease_seconds: Optional[int] = None, listeners: Optional[List[str]] = None) -> None:
+    def __init__(
+        self,
+        agents: List[str],
+        lease_seconds: Optional[int] = None,
+        listeners: Optional[List[str]] = None,
+        env: Optional[Dict[str, str]] = None,
+    ) -> None:
         if not os.path.exists(KERNEL_BIN):
             raise RuntimeError(f"{KERNEL_BIN} does not exist: build the kernel (pnpm --filter @commonly/cap-kernel build)")
         self.dir = tempfile.mkdtemp(prefix="cap-sdk-py-kernel-")
@@ -63,6 +69,8 @@ class TestKernel:
         self.agents: Dict[str, Dict[str, str]] = {}
         self.process: Optional[subprocess.Popen] = None
         self.stderr_path = os.path.join(self.dir, "stderr.log")
+        #: Added to the kernel's environment (the `OTEL_*` variables of a test that traces it).
+        self.env = dict(env or {})
 
     def provision(self) -> None:
         spec = {
@@ -91,7 +99,8 @@ class TestKernel:
         if self.lease_seconds:
             args += ["--lease-seconds", str(self.lease_seconds)]
         self._stderr = open(self.stderr_path, "ab")
-        self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=self._stderr)
+        env = {**os.environ, **self.env} if self.env else None
+        self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=self._stderr, env=env)
 
         def ready() -> bool:
             if self.process is not None and self.process.poll() is not None:
@@ -119,10 +128,12 @@ class TestKernel:
         shutil.rmtree(self.dir, ignore_errors=True)
 
     # ---- the admin surface, as the human ---------------------------------------------------------
-    def admin(self, method: str, path: str, body: Any = None) -> Any:
+    def admin(self, method: str, path: str, body: Any = None, headers: Optional[Dict[str, str]] = None) -> Any:
         data = None if body is None else json.dumps(body).encode()
         request = urllib.request.Request(f"{self.url}/api{path}", data=data, method=method)
         request.add_header("authorization", f"Bearer {self.admin_token}")
+        for name, value in (headers or {}).items():
+            request.add_header(name, value)
         if data is not None:
             request.add_header("content-type", "application/json")
         try:
@@ -132,12 +143,14 @@ class TestKernel:
             raise AssertionError(f"{method} /api{path}: {err.code} {err.read().decode()}") from None
         return json.loads(text) if text else None
 
-    def emit(self, agent: str, event_type: str, payload: Optional[Dict[str, Any]] = None) -> str:
+    def emit(self, agent: str, event_type: str, payload: Optional[Dict[str, Any]] = None, headers: Optional[Dict[str, str]] = None) -> str:
+        """An operator's inject; `headers` may carry its trace context (feature `trace-context`)."""
         body = {"agentName": agent, "podId": self.pod_id, "type": event_type, "payload": payload or {}}
-        return self.admin("POST", "/admin/events", body)["id"]
+        return self.admin("POST", "/admin/events", body, headers)["id"]
 
-    def say(self, content: str) -> str:
-        return self.admin("POST", f"/pods/{self.pod_id}/messages", {"content": content})["id"]
+    def say(self, content: str, headers: Optional[Dict[str, str]] = None) -> str:
+        """A message from the pod's human; `headers` may carry its trace context (feature `trace-context`)."""
+        return self.admin("POST", f"/pods/{self.pod_id}/messages", {"content": content}, headers)["id"]
 
     def messages(self) -> List[Dict[str, Any]]:
         return self.admin("GET", f"/pods/{self.pod_id}/messages?limit=100")["messages"]
@@ -169,8 +182,13 @@ class TestKernel:
         self.admin("DELETE", f"/registry/pods/{a['podId']}/agents/{a['name']}/runtime-tokens/{a['tokenId']}")
 
 
-def start_kernel(agents: List[str], lease_seconds: Optional[int] = None, listeners: Optional[List[str]] = None) -> TestKernel:
-    kernel = TestKernel(agents, lease_seconds, listeners)
+def start_kernel(
+    agents: List[str],
+    lease_seconds: Optional[int] = None,
+    listeners: Optional[List[str]] = None,
+    env: Optional[Dict[str, str]] = None,
+) -> TestKernel:
+    kernel = TestKernel(agents, lease_seconds, listeners, env)
     kernel.provision()
     try:
         kernel.start()

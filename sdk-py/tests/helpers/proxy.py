@@ -1,6 +1,6 @@
 """A counting proxy in front of the real reference kernel: forwards every request as it came and its
-answer as it went, and records each one (when it arrived, method, path, JSON body), so a test can count
-what a driver asked of the kernel. `hide_features` takes names out of `GET /info`'s `features`, which
+answer as it went, and records each one (when it arrived, method, path, headers, JSON body), so a test can
+count what a driver asked of the kernel and read what it sent. `hide_features` takes names out of `GET /info`'s `features`, which
 turns a kernel that offers a feature into one that does not without touching the kernel; `fail` answers
 the requests whose path contains a key with that status (`unavailable`) without forwarding them, as a
 route that is down would.
@@ -37,7 +37,7 @@ class CountingProxy:
             def _forward(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
                 body = self.rfile.read(length) if length else b""
-                proxy._record(self.command, self.path, body)
+                proxy._record(self.command, self.path, body, {k.lower(): v for k, v in self.headers.items()})
                 failing = next((status for part, status in proxy.fail.items() if part in self.path), None)
                 if failing is not None:
                     data = json.dumps({"code": "unavailable", "message": "the test proxy fails this route"}).encode()
@@ -78,13 +78,13 @@ class CountingProxy:
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True).start()
 
-    def _record(self, method: str, path: str, body: bytes) -> None:
+    def _record(self, method: str, path: str, body: bytes, headers: Optional[Dict[str, str]] = None) -> None:
         try:
             parsed = json.loads(body) if body else None
         except ValueError:
             parsed = None
         with self._lock:
-            self.requests.append({"at": time.monotonic(), "method": method, "path": path, "body": parsed})
+            self.requests.append({"at": time.monotonic(), "method": method, "path": path, "body": parsed, "headers": headers or {}})
 
     def seen(self, method: str, contains: str) -> List[Dict[str, Any]]:
         """The recorded requests of `method` whose path contains `contains`, in arrival order."""

@@ -1,0 +1,1 @@
+"""The stand-in's `opentelemetry.trace.propagation` package (the propagator is in `tracecontext`)."""
