@@ -21,6 +21,7 @@ export const families = [
   "batch-ack",
   "poll-replay",
   "cancel",
+  "trace",
   "messages",
   "idempotency",
   "message-read",

@@ -112,6 +112,11 @@ function program(io: Io, done: (code: Promise<number>) => void): Command {
     .option("--baseline <file>", "expected-failures.yaml: known failures that do not fail the run")
     .option("--report <format=path>", `write a report (${reportFormats.join(", ")}); repeatable`, collect)
     .option("--trace", "record every exchange of every scenario in the reports")
+    .option(
+      "--claim <feature>",
+      "claim an optional feature the driver implements (trace-context); its scenarios run and bind it",
+      collect,
+    )
     .option("--requirements <file>", "requirements manifest (default: the one in @commonly/cap-spec)")
     .action((flags) => done(runDriverCommand(flags, io)));
   cmd

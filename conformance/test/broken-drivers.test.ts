@@ -82,6 +82,8 @@ describe("cap-conformance driver against broken drivers", () => {
       "driver",
       "--command",
       node("driver.mjs"),
+      "--claim",
+      "trace-context",
       ...["json", "junit", "markdown", "html"].map((f) => `--report=${f}=${join(out, `report.${f}`)}`),
     ]);
     expect(r.code, r.stdout).toBe(0);
@@ -95,8 +97,16 @@ describe("cap-conformance driver against broken drivers", () => {
       "CAP-REL-11",
       "CAP-REPLAY-7",
     ]);
-    // It watches, renews and stops a cancelled turn: the cancel scenarios judged it, and it passed them.
-    for (const id of ["CAP-CANCEL-16", "CAP-CANCEL-17", "CAP-CANCEL-18", "CAP-DRV-5"])
+    // It watches, renews and stops a cancelled turn: the cancel scenarios judged it, and it passed them;
+    // it forwards trace context under spans of its own: the trace scenario judged it too.
+    for (const id of [
+      "CAP-CANCEL-16",
+      "CAP-CANCEL-17",
+      "CAP-CANCEL-18",
+      "CAP-DRV-5",
+      "CAP-TRACE-9",
+      "CAP-TRACE-11",
+    ])
       expect(report.requirements.find((q) => q.id === id)?.status, id).toBe("passed");
     // …and was told of each cancel (a driver never told passes CAP-CANCEL-17 and -18 with a note instead).
     const untold = report.checks
@@ -104,7 +114,7 @@ describe("cap-conformance driver against broken drivers", () => {
       .flatMap((c) => c.notes.filter((n) => /never told|no running handler/.test(n)));
     expect(untold).toEqual([]);
     expect(report.requirements.every((q) => q.id.startsWith("CAP-"))).toBe(true);
-    expect(r.stdout).toMatch(/15 checks: 13 passed, 0 failed, 2 warnings/);
+    expect(r.stdout).toMatch(/16 checks: 14 passed, 0 failed, 2 warnings/);
     const md = readFileSync(join(out, "report.markdown"), "utf8");
     expect(md).toContain("# CAP v1 driver conformance: conformant");
     expect(md).toMatch(/\| CAP-DRV-10 \| MUST \| +\| ✅ passed \| `driver.auth.revoked-stops` \|/);

@@ -73,11 +73,13 @@ describe("conformance/baselines/production.yaml", () => {
     expect(ids("failed"), cli.stdout.slice(-3000)).toEqual([]);
     expect(ids("expected-failure")).toEqual([...listed].sort());
     expect(report.summary.staleBaseline).toBe(0);
-    // The production kernel has no cancellation, so the profile does not advertise it: the cancel
-    // family, and nothing else, is skipped (never passed).
+    // The production kernel has no cancellation and ignores trace headers, so the profile advertises
+    // neither: the cancel and trace families, and nothing else, are skipped (never passed).
     const cancel = report.checks.filter((c) => c.id.startsWith("cancel.")).map((c) => c.id);
+    const trace = report.checks.filter((c) => c.id.startsWith("trace.")).map((c) => c.id);
     expect(cancel.length).toBeGreaterThan(0);
-    expect(ids("skipped")).toEqual([...cancel].sort());
+    expect(trace.length).toBeGreaterThan(0);
+    expect(ids("skipped")).toEqual([...cancel, ...trace].sort());
     expect(cli.code, cli.stdout.slice(-3000)).toBe(0);
   });
 

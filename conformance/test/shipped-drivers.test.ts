@@ -29,31 +29,50 @@ const spawning = ["CAP-REL-12"];
 // a loaded machine), releases nothing when stopped (CAP-REL-11) and watches for no cancel (CAP-CANCEL-16;
 // never told of one, it owes nothing to CAP-CANCEL-17 and -18). It names its polls (CAP-REPLAY-7).
 const plain = ["CAP-REL-11", "CAP-REL-12", "CAP-DRV-5", "CAP-CANCEL-16"];
-// name, command, the SHOULDs it may warn about (and nothing else)
-const drivers: [string, string, string[]][] = [
-  ["examples/echo-ts (runDriver)", `${nodeBin} ${join(root, "examples", "echo-ts", "dist", "echo.js")}`, sdk],
-  ["commonly agent run, stub adapter", cli("stub"), sdk],
-  ["commonly agent run, cmd adapter (cat)", cli("cmd"), spawning],
-  ["examples/python", `python3 ${join(root, "examples", "python", "echo_driver.py")}`, plain],
-  ["examples/bash-curl", `bash ${join(root, "examples", "bash-curl", "echo.sh")}`, plain],
+// runDriver (and the CLI on it) forwards each event's trace context: they claim trace-context, so
+// driver.trace.* binds them. The plain stdlib and shell drivers do not implement it.
+const traced = ["trace-context"];
+// name, command, the SHOULDs it may warn about (and nothing else), the features it claims
+const drivers: [string, string, string[], string[]][] = [
+  [
+    "examples/echo-ts (runDriver)",
+    `${nodeBin} ${join(root, "examples", "echo-ts", "dist", "echo.js")}`,
+    sdk,
+    traced,
+  ],
+  ["commonly agent run, stub adapter", cli("stub"), sdk, traced],
+  ["commonly agent run, cmd adapter (cat)", cli("cmd"), spawning, traced],
+  ["examples/python", `python3 ${join(root, "examples", "python", "echo_driver.py")}`, plain, []],
+  ["examples/bash-curl", `bash ${join(root, "examples", "bash-curl", "echo.sh")}`, plain, []],
 ];
 
-async function expectConformant(command: string, shoulds: string[]) {
+async function expectConformant(command: string, shoulds: string[], claims: string[]) {
   const json = join(scratch(), "report.json");
-  const r = await runCli(["driver", "--command", command, "--report", `json=${json}`]);
+  const claimed = claims.flatMap((f) => ["--claim", f]);
+  const r = await runCli(["driver", "--command", command, ...claimed, "--report", `json=${json}`]);
   expect(r.code, r.stdout).toBe(0);
   const report = readReport(json);
-  const musts = report.requirements.filter((q) => q.level === "MUST" && q.status !== "not-testable");
+  // A feature the driver does not claim binds it to nothing: its requirements are skipped, never passed.
+  const unclaimed = (q: { feature: string | null }) =>
+    q.feature === "trace-context" && !claims.includes(q.feature);
+  for (const q of report.requirements.filter(unclaimed)) expect(q.status, q.id).toBe("skipped");
+  const musts = report.requirements.filter(
+    (q) => q.level === "MUST" && q.status !== "not-testable" && !unclaimed(q),
+  );
   expect(musts.filter((q) => q.status !== "passed").map((q) => `${q.id} ${q.status}`)).toEqual([]);
   const warned = report.requirements.filter((q) => q.status === "warned").map((q) => q.id);
   expect(warned.filter((id) => !shoulds.includes(id))).toEqual([]);
   expect(report.requirements.filter((q) => q.level === "SHOULD" && q.status === "failed")).toEqual([]);
+  for (const f of claims)
+    expect(
+      report.checks.filter((c) => c.feature === f && c.status !== "passed").map((c) => `${c.id} ${c.status}`),
+    ).toEqual([]);
 }
 
 // Two runs at a time (vitest maxConcurrency): a run mostly waits out backoffs and leases. Load only makes a
 // driver slower, which the deadlines allow for; it cannot make a driver poll sooner or post twice.
 describe.concurrent("cap-conformance driver against the shipped drivers", () => {
-  it.each(drivers)("%s passes every MUST", async (_name, command, shoulds) => {
-    await expectConformant(command, shoulds);
+  it.each(drivers)("%s passes every MUST", async (_name, command, shoulds, claims) => {
+    await expectConformant(command, shoulds, claims);
   });
 });

@@ -28,6 +28,9 @@ import { pullOnlyChecks } from "./pull-only.js";
 import { releaseChecks } from "./release.js";
 import { renewChecks } from "./renew.js";
 import { schemaChecks } from "./schema.js";
+import { traceChecks } from "./trace.js";
+import { traceHeaderChecks } from "./trace-headers.js";
+import { traceStableChecks } from "./trace-stable.js";
 
 export const allChecks: readonly Check[] = [
   ...infoChecks,
@@ -47,6 +50,9 @@ export const allChecks: readonly Check[] = [
   ...cancelVerbChecks,
   ...cancelWatchChecks,
   ...cancelHumanChecks,
+  ...traceChecks,
+  ...traceHeaderChecks,
+  ...traceStableChecks,
   ...messageChecks,
   ...humanPostChecks,
   ...idempotencyChecks,

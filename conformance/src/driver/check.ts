@@ -4,6 +4,7 @@
  * Checks are data, like the kernel checks; the runner decides from the manifest whether a failure is
  * fatal (MUST) or a warning (SHOULD). A check judges only the wire and the pod, never the driver's code.
  */
+import type { Feature } from "../features.js";
 import type { DriverCheckIdentity, DriverContext } from "./context.js";
 
 /** Driver check families, in the order they run (`requests` aggregates the whole run, last). */
@@ -18,6 +19,7 @@ export const driverFamilies = [
   "burst",
   "features",
   "auth",
+  "trace",
   "requests",
 ] as const;
 export type DriverFamily = (typeof driverFamilies)[number];
@@ -28,6 +30,8 @@ export interface DriverCheck extends DriverCheckIdentity {
   readonly family: DriverFamily;
   readonly title: string;
   readonly verifies: readonly string[];
+  /** Gate: the check runs only when the run claims this feature for the driver (`--claim`). */
+  readonly feature?: Feature;
   /** Needs the driver started anew (fresh /info, fresh token): skipped under `--wait`. */
   readonly restart?: boolean;
   /** Only observable with `--command` (the driver's stderr or exit): skipped under `--wait`. */

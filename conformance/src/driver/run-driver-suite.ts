@@ -47,7 +47,7 @@ function whyNot(
   c: DriverCheck,
   s: DriverSettings,
   manifest: Manifest,
-): { notSelected: string } | { cannotRun: string } | undefined {
+): { notSelected: string } | { cannotRun: string } | { unclaimed: string } | undefined {
   if (s.only.length > 0 && !s.only.some((p) => matches(c, p)))
     return { notSelected: `not selected by --only ${s.only.join(" ")}` };
   const skipped = s.skip.find((p) => matches(c, p));
@@ -55,6 +55,8 @@ function whyNot(
   const level = strongest(c.verifies.map((id) => manifest.byId.get(id)).filter((r) => r !== undefined));
   if (s.level === "must" && level === "SHOULD")
     return { notSelected: "verifies only SHOULD requirements, below --level must" };
+  if (c.feature && !s.claims.includes(c.feature))
+    return { unclaimed: `the driver does not claim "${c.feature}" (--claim ${c.feature})` };
   if (s.wait && c.restart)
     return { cannotRun: "needs the driver started anew with a fresh /info: run with --command" };
   if (s.wait && c.needsProcess)
@@ -148,7 +150,7 @@ export async function runDriverSuite({
       urls: [proxy.url],
       info,
       features: features.filter((f) => f === "info" || advertised.includes(f)),
-      claimed: [],
+      claimed: settings.claims,
       leaseSeconds: settings.leaseSeconds,
       maxAttempts: settings.maxAttempts,
       timeScale: settings.timeScale,
@@ -183,6 +185,14 @@ export async function runDriverSuite({
           selected: false,
         });
     hooks?.onStart?.(selection.filter((s) => !(s.skip && "notSelected" in s.skip)).length, target);
+    for (const s of order)
+      if (s.skip && "unclaimed" in s.skip)
+        report({
+          ...baseResult(s.check, manifest),
+          status: "skipped",
+          durationMs: 0,
+          reason: s.skip.unclaimed,
+        });
     for (const s of order)
       if (s.skip && "cannotRun" in s.skip)
         report({

@@ -11,6 +11,7 @@ import {
   positive,
   type ReportTarget,
 } from "../config/settings.js";
+import { type Feature, features } from "../features.js";
 
 export interface DriverSettings {
   command?: string;
@@ -28,6 +29,8 @@ export interface DriverSettings {
   reports: ReportTarget[];
   trace: boolean;
   requirements?: string;
+  /** Optional features the driver implements (`--claim`): their scenarios run, and bind it. */
+  claims: Feature[];
 }
 
 export interface DriverFlags {
@@ -45,6 +48,7 @@ export interface DriverFlags {
   report?: string[];
   trace?: boolean;
   requirements?: string;
+  claim?: string[];
 }
 
 const nonEmpty = (a: string[] | undefined, b: string[] | undefined) => (a && a.length > 0 ? a : (b ?? []));
@@ -75,7 +79,11 @@ export function resolveDriverSettings(
       positive("--startup-timeout", flags.startupTimeout, false) ?? (wait ? 300 : 15 * timeScale),
     reports: nonEmpty(flags.report, e.report).map(parseReport),
     trace: flags.trace ?? e.trace ?? false,
+    claims: [...new Set(nonEmpty(flags.claim, e.claim))] as Feature[],
   };
+  for (const c of s.claims)
+    if (!features.includes(c))
+      throw new ConfigError(`unknown feature ${JSON.stringify(c)}; known: ${features.join(", ")}`);
   if (s.maxAttempts < 3)
     throw new ConfigError(
       "--max-attempts must be at least 3: the redelivery scenarios deliver an event twice",

@@ -141,6 +141,27 @@ export class World {
   }
 
   /**
+   * A human message posted over the kernel's own HTTP route with these request headers (trace context:
+   * the route reads them as any client's); its id, or null unless the kernel answered 2xx with one.
+   */
+  async sayWith(podId: string, content: string, headers: Record<string, string>): Promise<string | null> {
+    const answer = await this.app.inject({
+      method: "POST",
+      url: `/api/pods/${encodeURIComponent(podId)}/messages`,
+      headers: {
+        ...headers,
+        authorization: `Bearer ${this.human.token}`,
+        "content-type": "application/json",
+      },
+      payload: JSON.stringify({ content }),
+    });
+    const body =
+      answer.statusCode < 300 ? (answer.json() as { id?: unknown; message?: { id?: unknown } }) : {};
+    const id = body.id ?? body.message?.id;
+    return answer.statusCode >= 200 && typeof id === "string" ? id : null;
+  }
+
+  /**
    * Cancel an event as the human, through the kernel's own cancel route (in-process, so the driver's fault
    * layer never sees it); the kernel's answer, `{ok, status, changed}`, or null unless 200.
    */

@@ -3,8 +3,11 @@
 // that passes every MUST. Env: CAP_URL, CAP_TOKEN (what `cap-conformance driver` gives a driver).
 // It reads /info once: with `renew` it renews the delivery it works on, with `cancel` it watches it for a
 // cancel (waitSeconds 20) and, told by the watch or by a renew refused with details.cancelled, aborts its
-// reply, posts nothing and acks `cancelled`.
+// reply, posts nothing and acks `cancelled`. It forwards an event's trace context on every request it makes for
+// the event, under a span id of its own (as a driver that records spans does).
 //   node driver.mjs   # or: import { runDriver } from "./driver.mjs"; runDriver({ ...broken });
+import { randomBytes } from "node:crypto";
+
 const BASE = `${process.env.CAP_URL}/api/agents/runtime`;
 const TOKEN = process.env.CAP_TOKEN;
 const sleep = (ms, signal = undefined) =>
@@ -55,6 +58,16 @@ export const correct = {
   postAfterCancel: false,
   /** The outcome a cancelled delivery is acked with. */
   cancelledOutcome: "cancelled",
+  /** Trace headers for a request of `kind` (renew, watch, reply, ack) on behalf of `event`, under span `span`. */
+  trace: (event, span, _kind) => {
+    const tc = event.traceContext;
+    if (!tc?.traceparent) return {};
+    const [version, traceId, , flags] = tc.traceparent.split("-");
+    return {
+      traceparent: `${version}-${traceId}-${span}-${flags}`,
+      ...(tc.tracestate ? { tracestate: tc.tracestate } : {}),
+    };
+  },
 };
 
 /** What /info says: the optional features and the lease (none of them when it cannot be read). */
@@ -74,7 +87,7 @@ function guard(o, info, event, turn) {
         while (!stopped.signal.aborted) {
           try {
             const path = `/events/${event.id}/cancellation?attempts=${event.attempts}&waitSeconds=${o.watchSeconds}`;
-            const w = await call("GET", path, undefined, {}, stopped.signal);
+            const w = await call("GET", path, undefined, o.trace(event, turn.span, "watch"), stopped.signal);
             if (w.cancelRequested) return told(w.reason);
           } catch (err) {
             if (stopped.signal.aborted || err.res?.status === 409 || err.res?.status === 404) return;
@@ -90,7 +103,14 @@ function guard(o, info, event, turn) {
           await sleep(info.leaseMs / 2, stopped.signal);
           if (stopped.signal.aborted) return;
           try {
-            await call("POST", `/events/${event.id}/renew`, { attempts: event.attempts }, {}, stopped.signal);
+            const headers = o.trace(event, turn.span, "renew");
+            await call(
+              "POST",
+              `/events/${event.id}/renew`,
+              { attempts: event.attempts },
+              headers,
+              stopped.signal,
+            );
           } catch (err) {
             if (err.json?.details?.cancelled) told(err.json.details.reason);
             if (err.res) return;
@@ -110,7 +130,10 @@ async function reply(o, event, turn) {
       "POST",
       `/pods/${o.replyPod(event)}/messages`,
       { content: `echo: ${event.payload.content}` },
-      o.idempotencyKey ? { "idempotency-key": `echo-${event.id}` } : {},
+      {
+        ...(o.idempotencyKey ? { "idempotency-key": `echo-${event.id}` } : {}),
+        ...o.trace(event, turn.span, "reply"),
+      },
       signal,
     );
   try {
@@ -139,7 +162,7 @@ export async function runDriver(overrides = {}) {
     }
     if (events.length === 0 && Date.now() - started < 1000) await sleep(o.idleSleepMs);
     for (const event of events) {
-      const turn = new AbortController();
+      const turn = Object.assign(new AbortController(), { span: randomBytes(8).toString("hex") });
       const stopGuard = guard(o, info, event, turn);
       try {
         let result = o.dedup ? handled.get(event.id) : undefined;
@@ -157,7 +180,8 @@ export async function runDriver(overrides = {}) {
           handled.set(event.id, result);
         }
         await stopGuard();
-        if (o.ack) await call("POST", `/events/${event.id}/ack`, { result });
+        if (o.ack)
+          await call("POST", `/events/${event.id}/ack`, { result }, o.trace(event, turn.span, "ack"));
       } catch (err) {
         await stopGuard();
         if (err instanceof TypeError || err.res) break; // network or HTTP failure: poll again, it comes back

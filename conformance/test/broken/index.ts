@@ -5,6 +5,7 @@ import { cancelKernels } from "./kernels-cancel.js";
 import { contentKernels } from "./kernels-content.js";
 import { eventKernels } from "./kernels-events.js";
 import { queueVerbKernels } from "./kernels-queue-verbs.js";
+import { traceKernels } from "./kernels-trace.js";
 
 export const brokenKernels: BrokenKernel[] = [
   ...accessKernels,
@@ -12,4 +13,5 @@ export const brokenKernels: BrokenKernel[] = [
   ...queueVerbKernels,
   ...contentKernels,
   ...cancelKernels,
+  ...traceKernels,
 ];

@@ -34,7 +34,20 @@ describe("cap-conformance driver against examples/python-sdk/echo.py", () => {
     const command = `"${join(work, "v", "bin", "python")}" "${join(root, "examples", "python-sdk", "echo.py")}"`;
     const run = spawnSync(
       process.execPath,
-      [bin, "driver", "--command", command, "--level", "should", "--strict", "--report", `json=${report}`],
+      // run_driver forwards each event's trace context: the example claims trace-context.
+      [
+        bin,
+        "driver",
+        "--command",
+        command,
+        "--claim",
+        "trace-context",
+        "--level",
+        "should",
+        "--strict",
+        "--report",
+        `json=${report}`,
+      ],
       { cwd: root, encoding: "utf8", timeout: 280_000 },
     );
     expect(run.status, run.stdout + run.stderr).toBe(0);

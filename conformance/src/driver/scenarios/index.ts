@@ -8,6 +8,7 @@ import { handlingChecks } from "./handling.js";
 import { pollingChecks } from "./polling.js";
 import { redeliveryChecks } from "./redelivery.js";
 import { requestChecks } from "./requests.js";
+import { traceChecks } from "./trace.js";
 import { unknownChecks } from "./unknown.js";
 
 export const driverChecks: readonly DriverCheck[] = [
@@ -19,5 +20,6 @@ export const driverChecks: readonly DriverCheck[] = [
   ...pollingChecks,
   ...burstChecks,
   ...authChecks,
+  ...traceChecks,
   ...requestChecks,
 ];
