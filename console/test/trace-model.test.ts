@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { timeOf } from "../public/js/model.js";
 import {
   badLinkText,
   buildTimeline,
@@ -139,10 +140,10 @@ describe("the timeline", () => {
       "message posted | by lily (human)",
       "event enqueued | mention.received for echo",
       "event enqueued | message.posted for helper",
-      "delivery 1 claimed | lease 30.0 s",
+      `delivery 1 claimed | lease 30.0 s, until ${timeOf(at(30_012))}`,
       "lease of delivery 1 expired | no ack before the lease ended",
-      "delivery 2 claimed | lease 30.0 s",
-      "lease renewed | 30.0 s more",
+      `delivery 2 claimed | lease 30.0 s, until ${timeOf(at(60_500))}`,
+      `lease renewed | 30.0 s more, until ${timeOf(at(61_000))}`,
       "reply posted | by echo",
       "acked | outcome: posted",
       "delivery 1 released | reason: provider down",

@@ -6,7 +6,7 @@
  *
  * Must never: invent a record the kernel did not send, or reorder the kernel's entries (it sorts them).
  */
-import { cancelReasonText } from "./model.js";
+import { cancelReasonText, timeOf } from "./model.js";
 
 /**
  * @typedef {{traceparent: string, tracestate?: string}} TraceContext
@@ -109,14 +109,14 @@ export function buildTimeline(view) {
   return { lanes, rows, startedAt: Number.isFinite(first) ? new Date(first).toISOString() : undefined };
 }
 
-/** How long from one ISO time to another, for a lease ("lease 30.0 s"). */
+/** How long from one ISO time to another, for a lease ("30.0 s"). */
 function span(/** @type {string} */ from, /** @type {string | undefined} */ to) {
   const ms = Date.parse(to ?? "") - Date.parse(from);
   return Number.isFinite(ms) ? formatOffset(ms).replace(/^\+/, "") : "";
 }
 
 /**
- * What one record says, in words: a title ("delivery 2 claimed") and a detail ("lease 30.0 s").
+ * What one record says, in words: a title ("delivery 2 claimed") and a detail ("lease 30.0 s, until 12:00:30").
  * @param {TraceEntry} e @param {TraceView} view @param {Map<string, TraceEvent>} events
  * @returns {{title: string, detail: string}}
  */
@@ -139,12 +139,16 @@ export function describeEntry(e, view, events) {
     case "delivery.claimed":
       return {
         title: `delivery${attempt} claimed`,
-        detail: e.leaseExpiresAt ? `lease ${span(e.at, e.leaseExpiresAt)}` : "",
+        detail: e.leaseExpiresAt
+          ? `lease ${span(e.at, e.leaseExpiresAt)}, until ${timeOf(e.leaseExpiresAt)}`
+          : "",
       };
     case "delivery.renewed":
       return {
         title: "lease renewed",
-        detail: e.leaseExpiresAt ? `${span(e.at, e.leaseExpiresAt)} more` : "",
+        detail: e.leaseExpiresAt
+          ? `${span(e.at, e.leaseExpiresAt)} more, until ${timeOf(e.leaseExpiresAt)}`
+          : "",
       };
     case "delivery.released":
       return { title: `delivery${attempt} released`, detail: e.reason ? `reason: ${e.reason}` : "" };
