@@ -202,6 +202,12 @@ describe("the trace view of the dev console, on the demo", () => {
     await page.screenshot({ path: shot, fullPage: true });
     if (process.env.CAP_DOCS_SCREENSHOT === "1") copyFileSync(shot, docsShot);
     console.log(`screenshot: ${shot}`);
+
+    // On a phone the lanes scroll inside their own box; the page never scrolls sideways.
+    await page.setViewportSize({ width: 400, height: 900 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    expect(await page.locator(".timeline-wrap").evaluate((w) => w.scrollWidth > w.clientWidth)).toBe(true);
+    await page.setViewportSize({ width: 1280, height: 900 });
   });
 
   it("shows the not-found state for a link to no event and for a link of the wrong shape", async () => {
