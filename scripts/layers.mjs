@@ -40,15 +40,17 @@ export const PACKAGES = {
       },
     ],
   },
-  // The kernel: bin/index/testing entry points → cli (commands, demo) → http (routes) → profiles (wire
-  // dialects, which may name the records kernel.ts hands out) → kernel.ts (the composition root) →
-  // services → store → clock, config, errors, secrets.
+  // The kernel: bin/index/testing entry points → cli (commands, demo) → http (routes) → tracing
+  // (OpenTelemetry, wrapped around the kernel's parts when on) → profiles (wire dialects, which may name the
+  // records kernel.ts hands out) → kernel.ts (the composition root) → services → store → clock, config,
+  // errors, secrets.
   "reference-server": {
     roots: ["src"],
     layers: [
       { name: "entry", path: any("src/bin\\.ts$", "src/index\\.ts$", "src/testing/", "src/testing\\.ts$") },
       { name: "cli", path: any("src/cli/", "src/demo/") },
       { name: "http", path: any("src/http/") },
+      { name: "tracing", path: any("src/tracing/") },
       { name: "profiles", path: any("src/profiles/") },
       { name: "composition", path: any("src/kernel\\.ts$") },
       { name: "services", path: any("src/services/") },

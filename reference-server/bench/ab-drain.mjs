@@ -3,7 +3,7 @@
  * Two builds of the kernel, compared on the drain in one phase of the machine:
  *
  *   node bench/ab-drain.mjs --a DIR [--b DIR] [--ack batch|each] [--store sqlite|postgres] [--driver bare|pollid|sdk]
- *                           [--a-driver bare|pollid|sdk] [--a-plain] [--slice 4000] [--slices 12]
+ *                           [--a-driver bare|pollid|sdk] [--a-plain] [--b-traced] [--slice 4000] [--slices 12]
  *
  * Each build (`DIR` holds its `bin.js`, as `dist/` does; `--b` defaults to this package's `dist/`) serves its
  * own database (SQLite by default; with `--store postgres`, a database of its own on the bench's PostgreSQL,
@@ -14,6 +14,8 @@
  * defaults (`sdk`, which batches its acks where /info has batch-ack; `--ack` is then ignored).
  * `--a-driver` drives A another way than B: with `--a` and `--b` one build, it compares two paths.
  * `--a-plain` serves A without accelerators (CAP_ACCELERATE=0): with one build, what they are worth.
+ * `--b-traced` serves B with OpenTelemetry tracing on (OTLP http/protobuf, the SDK's default batching) to a
+ * collector stand-in of its own process (otlp-sink.mjs): with one build, what tracing costs.
  * This machine's speed moves by a third within minutes; whole runs of one build after the other measured
  * that, not the change. Slices a few seconds long, alternated, put both builds through the same phases.
  * Reported: events/s of each over its slices, its CPU per event (all threads, and the main thread alone),
@@ -26,7 +28,15 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { cleanupAll, cpuSeconds, installExitHandlers, onCleanup } from "./children.mjs";
+import {
+  cleanupAll,
+  cpuSeconds,
+  freePort,
+  installExitHandlers,
+  onCleanup,
+  startChild,
+  waitUntil,
+} from "./children.mjs";
 import { preload, provision } from "./fixture.mjs";
 import { kernelDist, startKernel } from "./kernel-process.mjs";
 import { createDatabase, findPostgres } from "./postgres.mjs";
@@ -42,6 +52,7 @@ const { values } = parseArgs({
     driver: { type: "string", default: "bare" },
     "a-driver": { type: "string" },
     "a-plain": { type: "boolean", default: false },
+    "b-traced": { type: "boolean", default: false },
     slice: { type: "string", default: "4000" },
     slices: { type: "string", default: "12" },
   },
@@ -58,7 +69,7 @@ if (
   !(slices > 0)
 ) {
   process.stderr.write(
-    "usage: ab-drain.mjs --a DIR [--b DIR] [--ack batch|each] [--store sqlite|postgres] [--driver bare|pollid|sdk] [--a-driver bare|pollid|sdk] [--a-plain] [--slice N, a multiple of 80] [--slices N]\n",
+    "usage: ab-drain.mjs --a DIR [--b DIR] [--ack batch|each] [--store sqlite|postgres] [--driver bare|pollid|sdk] [--a-driver bare|pollid|sdk] [--a-plain] [--b-traced] [--slice N, a multiple of 80] [--slices N]\n",
   );
   process.exit(2);
 }
@@ -90,13 +101,33 @@ async function setUp(name, dist) {
   const db = postgres ? await createDatabase(postgres.adminUrl) : `sqlite:${join(dir, "kernel.db")}`;
   const fx = await provision(db, { agents: 8, prefix: "ab", dist });
   await preload(db, { podId: fx.podId, agents: fx.agents, count: WARMUP + slice * slices, dist });
-  const env = name === "A" && values["a-plain"] ? { CAP_ACCELERATE: "0" } : {};
+  const env =
+    name === "A" && values["a-plain"]
+      ? { CAP_ACCELERATE: "0" }
+      : name === "B" && sink
+        ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_SERVICE_NAME: "cap-kernel-bench" }
+        : {};
   const kernel = await startKernel(db, { name: `cap-kernel (${name})`, dist, env });
   const agents = await drainAgents(kernel, fx, { driver: driverOf[name], batchAck });
   const deadline = performance.now() + 60_000;
   await Promise.all(agents.map((a) => a.drain({ expected: WARMUP / 8, deadline })));
   return { name, dist, kernel, agents, seconds: 0, cpu: 0, main: 0, events: 0 };
 }
+
+/** The collector stand-in B exports to (--b-traced), in a process of its own. */
+async function startSink() {
+  const port = await freePort();
+  const handle = startChild("otlp-sink", process.execPath, [
+    join(import.meta.dirname, "otlp-sink.mjs"),
+    String(port),
+  ]);
+  const url = `http://127.0.0.1:${port}`;
+  await waitUntil("otlp-sink /stats", async () => (await fetch(`${url}/stats`).catch(() => null))?.ok, {
+    handle,
+  });
+  return { url, stats: async () => (await fetch(`${url}/stats`)).json() };
+}
+const sink = values["b-traced"] ? await startSink() : null;
 
 const builds = [await setUp("A", resolve(values.a)), await setUp("B", resolve(values.b))];
 for (let i = 0; i < slices; i++) {
@@ -122,7 +153,13 @@ for (const k of builds) {
 }
 const [a, b] = builds;
 console.log(
-  `B ÷ A, events/s: ${(b.events / b.seconds / (a.events / a.seconds)).toFixed(3)} (driver ${driverOf.A === driverOf.B ? driverOf.B : `A ${driverOf.A}, B ${driverOf.B}`}, ack ${values.ack}${Object.values(driverOf).includes("sdk") ? " (the SDK: its own)" : ""}, ${values.store}${values["a-plain"] ? ", A without accelerators" : ""})`,
+  `B ÷ A, events/s: ${(b.events / b.seconds / (a.events / a.seconds)).toFixed(3)} (driver ${driverOf.A === driverOf.B ? driverOf.B : `A ${driverOf.A}, B ${driverOf.B}`}, ack ${values.ack}${Object.values(driverOf).includes("sdk") ? " (the SDK: its own)" : ""}, ${values.store}${values["a-plain"] ? ", A without accelerators" : ""}${sink ? ", B tracing" : ""})`,
 );
 for (const k of builds) for (const agent of k.agents) agent.close();
+if (sink) {
+  // B's graceful stop flushes what its batch processor still holds.
+  await b.kernel.handle.stop(30_000);
+  const { requests, bytes } = await sink.stats();
+  console.log(`B's OTLP exports: ${requests} requests, ${(bytes / 1e6).toFixed(1)} MB of spans`);
+}
 await cleanupAll();

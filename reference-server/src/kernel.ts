@@ -11,7 +11,7 @@ import { CancelWatchHub } from "./services/cancel-watch-hub.js";
 import { createCancellationsService } from "./services/cancellations.js";
 import { createDecisionsService } from "./services/decisions.js";
 import type { ServiceDeps } from "./services/deps.js";
-import { createEventsService } from "./services/events.js";
+import { createEventsService, type EventsService } from "./services/events.js";
 import { type EventsObserver, noopObserver } from "./services/events-observer.js";
 import { startIdempotencyPrune } from "./services/idempotency-prune.js";
 import { createJoinsService } from "./services/joins.js";
@@ -27,7 +27,7 @@ import type { Store } from "./store/contract.js";
 import { openStore } from "./store/open.js";
 
 /** The record shapes the services speak, for code outside the kernel that names them. */
-export type { DeliveredEvent, EventRecord, PodRole, Store } from "./store/contract.js";
+export type { DeliveredEvent, EventRecord, PodRole, Store, StoreOps } from "./store/contract.js";
 /** What a service throws when the store cannot be reached (the HTTP layer answers 503). */
 export { StoreUnavailableError } from "./store/contract.js";
 
@@ -41,10 +41,22 @@ export interface KernelOptions {
    * the reference path can be read and stepped through. Default true.
    */
   accelerate?: boolean;
+  /** Spans around the store and the polls, when OpenTelemetry is on (src/tracing); absent, nothing is wrapped. */
+  instrument?: KernelInstrumentation;
+}
+
+/**
+ * Wrappers the tracing module installs around the plain parts when tracing is on. An interface here, not
+ * an import of src/tracing: the composition root stays below it, and the off path loads no tracing code.
+ */
+export interface KernelInstrumentation {
+  store(store: Store): Store;
+  events(events: EventsService): EventsService;
 }
 
 export function createKernel(options: KernelOptions) {
-  const { store } = options;
+  const { instrument } = options;
+  const store = instrument ? instrument.store(options.store) : options.store;
   const deps: ServiceDeps = {
     store,
     config: resolveConfig(options.config),
@@ -71,7 +83,7 @@ export function createKernel(options: KernelOptions) {
     tokens,
     messages,
     registry,
-    events: createEventsService(deps, hub, observer),
+    events: instrumented(instrument, createEventsService(deps, hub, observer)),
     cancellations: createCancellationsService(deps, cancelHub, observer),
     memory: createMemoryService(deps),
     decisions: createDecisionsService(deps, messages),
@@ -94,6 +106,9 @@ export function createKernel(options: KernelOptions) {
     },
   };
 }
+
+const instrumented = (instrument: KernelInstrumentation | undefined, events: EventsService) =>
+  instrument ? instrument.events(events) : events;
 
 export type Kernel = ReturnType<typeof createKernel>;
 

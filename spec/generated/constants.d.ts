@@ -2,6 +2,6 @@
 /** The base path every CAP v1 route is served under (CAP-COMPAT-1). */
 export declare const CAP_BASE_PATH: "/api/agents/runtime";
 /** The optional features of CAP v1 as `GET /info` names them; `info` is the route itself, never listed. */
-export declare const FEATURES: readonly ["info", "long-poll", "renew", "decisions", "message-read", "idempotency-key", "release", "batch-ack", "poll-replay", "cancel"];
+export declare const FEATURES: readonly ["info", "long-poll", "renew", "decisions", "message-read", "idempotency-key", "release", "batch-ack", "poll-replay", "cancel", "trace-context"];
 /** One optional feature of CAP v1. */
 export type Feature = (typeof FEATURES)[number];

@@ -2,4 +2,4 @@
 /** The base path every CAP v1 route is served under (CAP-COMPAT-1). */
 export const CAP_BASE_PATH = "/api/agents/runtime";
 /** The optional features of CAP v1 as `GET /info` names them; `info` is the route itself, never listed. */
-export const FEATURES = Object.freeze(["info","long-poll","renew","decisions","message-read","idempotency-key","release","batch-ack","poll-replay","cancel"]);
+export const FEATURES = Object.freeze(["info","long-poll","renew","decisions","message-read","idempotency-key","release","batch-ack","poll-replay","cancel","trace-context"]);

@@ -29,6 +29,7 @@ const FAMILIES = [
   "POLL",
   "REPLAY",
   "CANCEL",
+  "TRACE",
   "MSG",
   "READ",
   "IDEM",

@@ -1,12 +1,14 @@
 /**
  * `cap-kernel serve`: open the store, build the app, listen; on SIGTERM/SIGINT shut down gracefully
- * (long-polls released with [], in-flight requests finished, store closed) and exit 0.
+ * (long-polls released with [], in-flight requests finished, spans flushed, store closed) and exit 0.
+ * OpenTelemetry tracing is on when the standard OTEL_* variables say so (src/tracing/settings.ts).
  * One format per stream: stdout carries only the kernel's JSON log lines (pino), for a log collector;
  * stderr carries only lines for a person (the banner, warnings, shutdown), each starting "cap-kernel:".
  */
 import { readFileSync } from "node:fs";
 import pino from "pino";
 import { buildApp } from "../http/app.js";
+import { loadTracing } from "../tracing/load.js";
 import { announceNewDb, baseUrlFor, resolveServe, type ServeFlags } from "./settings.js";
 
 /**
@@ -33,6 +35,11 @@ export async function startServer(
 ) {
   const s = resolveServe(flags);
   if (extra?.announceNewDb !== false) announceNewDb(s);
+  const tracing = await loadTracing();
+  if (tracing) {
+    for (const w of tracing.warnings) process.stderr.write(`cap-kernel: warning: ${w}\n`);
+    process.stderr.write(`cap-kernel: ${tracing.description}\n`);
+  }
   const app = await buildApp({
     db: s.db,
     config: { leaseSeconds: s.leaseSeconds, maxAttempts: s.maxAttempts, limits: s.limits },
@@ -43,6 +50,10 @@ export async function startServer(
         : { level: s.logLevel, stream: pino.destination(extra?.logTo === "stderr" ? 2 : 1) },
     ...(s.docsDir !== undefined ? { docsDir: s.docsDir } : {}),
     ...(s.accelerate ? {} : { accelerate: false }),
+    ...(tracing ? { tracing } : {}),
+  }).catch(async (err) => {
+    await tracing?.shutdown();
+    throw err;
   });
   // All clients together stay below the open-file limit, so a flood of connections from many addresses
   // cannot take the descriptors the store needs; Node closes a connection over this at once.

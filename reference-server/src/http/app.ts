@@ -13,6 +13,7 @@ import type { Clock } from "../clock.js";
 import type { KernelConfigInput } from "../config.js";
 import { createKernel, type Kernel, openKernel, type Store } from "../kernel.js";
 import { type ProfileName, wireProfile } from "../profiles/index.js";
+import type { KernelTracing } from "../tracing/load.js";
 import { kernelVersion } from "../version.js";
 import { installConnectionLimits, serverTimeouts } from "./connections.js";
 import { installJsonOnly } from "./content-type.js";
@@ -49,21 +50,32 @@ interface AppOptions {
   docsDir?: string | false;
   /** False: the kernel without accelerators (KernelOptions.accelerate), for reading the reference path. */
   accelerate?: boolean;
+  /**
+   * OpenTelemetry, started (src/tracing: `loadTracing()` reads OTEL_*): route, send, receive and store
+   * spans, `trace_id`/`span_id` on log lines, flushed when the app closes. Absent: no tracing code at all.
+   */
+  tracing?: KernelTracing;
 }
 
 export type KernelApp = FastifyInstance & { kernel: Kernel };
 
 export { serverTimeouts } from "./connections.js";
 
+/** A tracing kernel's request logger: no received `traceId`, the mixin writes the span's ids. */
+const spanRequestLogger: typeof lazyRequestLogger = (logger, bindings, options) =>
+  lazyRequestLogger(logger, bindings, options);
+
 let validatorsCache: Validators | null = null;
 
 export async function buildApp(options: BuildAppOptions): Promise<KernelApp> {
   const metrics = createMetrics();
+  const { tracing } = options;
   const kernelOptions = {
     ...(options.config ? { config: options.config } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     observer: metrics.observer,
     ...(options.accelerate === false ? { accelerate: false } : {}),
+    ...(tracing ? { instrument: tracing.instrument } : {}),
   };
   const kernel =
     "db" in options
@@ -76,10 +88,12 @@ export async function buildApp(options: BuildAppOptions): Promise<KernelApp> {
       ? undefined
       : options.logger && "info" in options.logger
         ? options.logger
-        : createLogger(options.logger || {});
+        : createLogger({ ...options.logger, ...(tracing ? { mixin: tracing.logMixin } : {}) });
   const timeouts = serverTimeouts(kernel.config.limits);
   const app = Fastify({
-    ...(logger ? { loggerInstance: logger, childLoggerFactory: lazyRequestLogger } : { logger: false }),
+    ...(logger
+      ? { loggerInstance: logger, childLoggerFactory: tracing ? spanRequestLogger : lazyRequestLogger }
+      : { logger: false }),
     bodyLimit: kernel.config.bodyLimitBytes,
     return503OnClosing: false,
     // HEAD answers wherever GET does (ops, static files, every read), except where a GET is not a safe
@@ -103,6 +117,11 @@ export async function buildApp(options: BuildAppOptions): Promise<KernelApp> {
     maxRequestsPerSocket: 0,
   }) as unknown as FastifyInstance;
   installConnectionLimits(app.server, kernel.config.limits.maxConnectionsPerClient);
+  // Before any route, so that every route gets its span; flushed once the last request is answered.
+  if (tracing) {
+    await app.register(tracing.plugin);
+    app.addHook("onClose", () => tracing.shutdown());
+  }
   installFrameworkErrors(app.server);
 
   let closing = false;

@@ -10,6 +10,8 @@ import { scrubSecrets } from "./secret-scrub.js";
 export interface LoggerOptions {
   level?: string;
   stream?: DestinationStream;
+  /** Fields added to every line (a tracing kernel's `trace_id` and `span_id`); none by default. */
+  mixin?: () => object;
 }
 
 export function createLogger(opts: LoggerOptions = {}): Logger {
@@ -29,6 +31,7 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
       hooks: {
         streamWrite: scrubSecrets,
       },
+      ...(opts.mixin ? { mixin: opts.mixin } : {}),
     },
     opts.stream ?? pino.destination(1),
   );

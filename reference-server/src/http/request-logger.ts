@@ -4,14 +4,25 @@
  * request writes a line. The factory below hands Fastify a
  * stand-in that makes the real child the first time a level that is enabled is written to, so every line
  * carries the same bindings and options as the eager child's would. A route with options of its own (a
- * log level, serializers) gets the eager child. Must never drop a line the eager child would write.
+ * log level, serializers) gets the eager child. Given the raw request (tracing off), every line of it
+ * carries the trace id of its valid `traceparent` as `traceId`, read when the child is made; with tracing
+ * on, the logger's mixin writes the active span's `trace_id` and `span_id` instead (src/tracing).
+ * Must never drop a line the eager child would write, or log `tracestate` or `baggage`.
  */
+import type { IncomingMessage } from "node:http";
 import type { FastifyBaseLogger } from "fastify";
 import type { Bindings, ChildLoggerOptions, LevelWithSilentOrString } from "pino";
+import { readTraceContext, traceIdOf } from "../services/trace-context.js";
 
 type Level = "fatal" | "error" | "warn" | "info" | "debug" | "trace";
 type Write = (...args: unknown[]) => void;
 type LevelAware = FastifyBaseLogger & { isLevelEnabled(level: string): boolean };
+
+/** The bindings with the `traceId` of the request's valid `traceparent`, if it has one. */
+function withTraceId(bindings: Bindings, raw: IncomingMessage | undefined): Bindings {
+  const received = raw ? readTraceContext(raw.headers) : undefined;
+  return received ? { ...bindings, traceId: traceIdOf(received.traceparent) } : bindings;
+}
 
 class LazyChild implements FastifyBaseLogger {
   #real: FastifyBaseLogger | undefined;
@@ -20,10 +31,11 @@ class LazyChild implements FastifyBaseLogger {
     private readonly parent: LevelAware,
     private readonly bindings: Bindings,
     private readonly options: ChildLoggerOptions,
+    private readonly raw: IncomingMessage | undefined,
   ) {}
 
   get #child(): FastifyBaseLogger {
-    this.#real ??= this.parent.child(this.bindings, this.options);
+    this.#real ??= this.parent.child(withTraceId(this.bindings, this.raw), this.options);
     return this.#real;
   }
 
@@ -66,12 +78,16 @@ class LazyChild implements FastifyBaseLogger {
 const levelAware = (logger: FastifyBaseLogger): logger is LevelAware =>
   typeof (logger as Partial<LevelAware>).isLevelEnabled === "function";
 
-/** Fastify's `childLoggerFactory`: a request's logger, made when it first writes a line. */
+/**
+ * Fastify's `childLoggerFactory`: a request's logger, made when it first writes a line. `raw` (Fastify
+ * passes it) adds the received `traceId`; a tracing kernel leaves it out.
+ */
 export const lazyRequestLogger = (
   logger: FastifyBaseLogger,
   bindings: Bindings,
   options: ChildLoggerOptions,
+  raw?: IncomingMessage,
 ): FastifyBaseLogger =>
   levelAware(logger) && Object.keys(options).length === 0
-    ? new LazyChild(logger, bindings, options)
-    : logger.child(bindings, options);
+    ? new LazyChild(logger, bindings, options, raw)
+    : logger.child(withTraceId(bindings, raw), options);

@@ -39,11 +39,13 @@ export const productionProfile: WireProfile = {
   name: "production",
   // The production kernel has no cancellation: a driver tried against this profile must not come to rely
   // on it, so /info does not offer it (nor doubleTexting) and its CAP routes answer 404 route_not_found.
-  unadvertised: ["cancel"],
+  // Nor does it know W3C trace context: it ignores the headers as any HTTP server would, and its events
+  // carry no traceContext.
+  unadvertised: ["cancel", "trace-context"],
   agentAuthorization,
   // `_id` beside `id` is in both profiles (field notes: "keep `_id` beside `id`").
   eventsBody: (events) =>
-    eventsAnswer(events, (e) => productionType(e.type, () => JSON.parse(e.payloadJson))),
+    eventsAnswer(events, (e) => productionType(e.type, () => JSON.parse(e.payloadJson)), false),
   // Field notes (ack): "Always answers `200 {success: true}`" — for the caller's own events only, here.
   ackAnswer: () => ({ success: true }),
   // Field notes (post): "Always 200, never 201; body `{success, message: {_id, id, content, createdAt, ...}}`".

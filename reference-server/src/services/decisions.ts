@@ -13,6 +13,7 @@ import type { DecisionRecord } from "../store/contract.js";
 import { requirePodMember } from "./access.js";
 import type { AgentCaller, ServiceDeps, UserCaller } from "./deps.js";
 import type { MessagesService } from "./messages.js";
+import type { TraceContext } from "./trace-context.js";
 
 export type DecisionBody = Cap["schemas"]["DecisionRequest"];
 
@@ -49,7 +50,7 @@ export function wireDecision(d: DecisionRecord) {
 export function createDecisionsService(deps: ServiceDeps, messages: MessagesService) {
   const { store, clock } = deps;
   return {
-    async ask(caller: AgentCaller, body: DecisionBody) {
+    async ask(caller: AgentCaller, body: DecisionBody, trace?: TraceContext) {
       await messages.requireInstalled(store, caller.agentId, body.podId);
       const text = questionText(body);
       messages.checkContent(text);
@@ -74,6 +75,8 @@ export function createDecisionsService(deps: ServiceDeps, messages: MessagesServ
                 options: body.options,
               },
             },
+            undefined,
+            trace,
           );
           await tx.insertDecision({
             id,
@@ -110,7 +113,7 @@ export function createDecisionsService(deps: ServiceDeps, messages: MessagesServ
     },
 
     /** A human answers: posts the option as a threaded human reply to the question message. */
-    async answer(user: UserCaller, decisionId: string, option: string) {
+    async answer(user: UserCaller, decisionId: string, option: string, trace?: TraceContext) {
       const d = await this.get(user, decisionId);
       if (!d.options.includes(option)) fail("invalid_decision_option", undefined, { options: d.options });
       return store.transaction(async (tx) => {
@@ -136,6 +139,7 @@ export function createDecisionsService(deps: ServiceDeps, messages: MessagesServ
             metadata: { kind: "decision-answer", decisionId: d.id, option },
           },
           messageId,
+          trace,
         );
         return { decisionId: d.id, messageId: reply.id, createdAt: iso(reply.createdAt) };
       });

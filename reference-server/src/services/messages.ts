@@ -5,6 +5,8 @@
  * pod access (403), size (413), reply target (400), idempotency (422). Who may read or post in a pod is
  * decided here: an agent installed in it, a human member (or a kernel admin). An agent's posts count
  * against its token's quota (post-quota.ts), taken only for a post about to be stored (never a replay).
+ * Every event of one post carries the same trace context (feature `trace-context`), passed through the
+ * enqueue hook; the message keeps the context it was posted with.
  * Must never let a body name its author, or commit a message without its events.
  */
 
@@ -26,6 +28,7 @@ import type { AgentCaller, ServiceDeps, UserCaller } from "./deps.js";
 import { type EventsObserver, noopObserver } from "./events-observer.js";
 import { fanOut } from "./fan-out.js";
 import { createPostQuota, postBytes } from "./post-quota.js";
+import { enqueueTraceContext, type TraceContext } from "./trace-context.js";
 
 /** The body of a post, as CAP specifies it (an admin human post has the same fields). */
 export type PostMessageBody = Cap["schemas"]["PostMessageRequest"];
@@ -111,13 +114,14 @@ export function createMessagesService(deps: ServiceDeps, observer: EventsObserve
     }
   }
 
-  /** Inserts the message and its fan-out events inside `tx`. */
+  /** Inserts the message and its fan-out events inside `tx`; `trace` is the context the post was made with. */
   async function insert(
     tx: StoreOps,
     podId: string,
     author: MessageAuthor,
     body: PostMessageBody,
     id?: string,
+    trace?: TraceContext,
   ) {
     let replyToAgentId: string | null = null;
     if (body.replyToMessageId !== undefined) {
@@ -133,13 +137,27 @@ export function createMessagesService(deps: ServiceDeps, observer: EventsObserve
       replyToMessageId: body.replyToMessageId ?? null,
       metadata: body.metadata ?? null,
       createdAt: clock.now(),
+      traceparent: trace?.traceparent ?? null,
+      tracestate: trace?.tracestate ?? null,
     };
     await tx.insertMessage(message);
     const installations = await tx.listInstallations({ podId, activeOnly: true });
     const events = fanOut({ message, installations, replyToAgentId, newEventId: () => newId("evt") });
     if (author.kind === "human") await interrupt(tx, message, installations, events);
-    await tx.enqueueEvents(events);
+    await enqueueTraced(tx, events, trace);
     return message;
+  }
+
+  /** Enqueues `events` of one cause, all with the context the enqueue hook gives for `trace`. */
+  function enqueueTraced(tx: StoreOps, events: NewEvent[], trace: TraceContext | undefined) {
+    if (events.length === 0) return tx.enqueueEvents(events);
+    return enqueueTraceContext(trace, (ctx) => {
+      for (const e of events) {
+        e.traceparent = ctx?.traceparent ?? null;
+        e.tracestate = ctx?.tracestate ?? null;
+      }
+      return tx.enqueueEvents(events);
+    });
   }
 
   async function requireInstalled(tx: StoreOps, agentId: string, podId: string) {
@@ -158,6 +176,7 @@ export function createMessagesService(deps: ServiceDeps, observer: EventsObserve
       body: PostMessageBody,
       rawBody: unknown,
       idempotencyKey?: string,
+      trace?: TraceContext,
     ): Promise<PostResult> {
       await requireInstalled(store, caller.agentId, podId);
       checkContent(body.content);
@@ -177,7 +196,7 @@ export function createMessagesService(deps: ServiceDeps, observer: EventsObserve
             }
           }
           take();
-          const message = await insert(tx, podId, author, body);
+          const message = await insert(tx, podId, author, body, undefined, trace);
           const response = { id: message.id, createdAt: iso(message.createdAt) };
           if (idempotencyKey !== undefined)
             await tx.putIdempotencyRecord({
@@ -194,11 +213,11 @@ export function createMessagesService(deps: ServiceDeps, observer: EventsObserve
       return underQuota(caller, postBytes(body), write, (r) => !r.replayed);
     },
 
-    async postAsHuman(user: UserCaller, podId: string, body: PostMessageBody) {
+    async postAsHuman(user: UserCaller, podId: string, body: PostMessageBody, trace?: TraceContext) {
       await requirePodMember(store, user, podId);
       checkContent(body.content);
       const author: MessageAuthor = { kind: "human", id: user.userId, name: user.name };
-      const message = await store.transaction((tx) => insert(tx, podId, author, body));
+      const message = await store.transaction((tx) => insert(tx, podId, author, body, undefined, trace));
       return { id: message.id, createdAt: iso(message.createdAt) };
     },
 

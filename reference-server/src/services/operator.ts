@@ -12,6 +12,7 @@ import type { EventRecord } from "../store/contract.js";
 import { requireKernelAdmin, requirePodAdmin, requirePodMember } from "./access.js";
 import type { ServiceDeps, UserCaller } from "./deps.js";
 import type { RegistryService } from "./registry.js";
+import { enqueueTraceContext, type TraceContext } from "./trace-context.js";
 
 export type EmitInput = Admin["schemas"]["EmitEventRequest"];
 
@@ -46,6 +47,15 @@ export function wireQueuedEvent(
       e.cancelledByKind === null || e.cancelledById === null
         ? null
         : { kind: e.cancelledByKind, id: e.cancelledById },
+    ...traceContextOf(e),
+  };
+}
+
+/** `{traceContext}` of a stored message or event that has one (feature `trace-context`), else `{}`. */
+export function traceContextOf(r: { traceparent?: string | null; tracestate?: string | null }) {
+  if (!r.traceparent) return {};
+  return {
+    traceContext: { traceparent: r.traceparent, ...(r.tracestate ? { tracestate: r.tracestate } : {}) },
   };
 }
 
@@ -61,8 +71,11 @@ export function createOperatorService(deps: ServiceDeps, registry: RegistryServi
     return out;
   }
 
-  /** Inject without permission checks (CLI `emit` acts on the database directly). */
-  async function emitDirect(input: EmitInput) {
+  /**
+   * Inject without permission checks (CLI `emit` acts on the database directly); `trace` is the context the
+   * inject was requested with, which the event carries (through the enqueue hook).
+   */
+  async function emitDirect(input: EmitInput, trace?: TraceContext) {
     const inst = await registry.activeInstallation(input.podId, input.agentName, input.instanceId);
     const event = {
       id: newId("evt"),
@@ -72,7 +85,11 @@ export function createOperatorService(deps: ServiceDeps, registry: RegistryServi
       payload: input.payload,
       createdAt: clock.now(),
     };
-    await store.enqueueEvents([event]);
+    await enqueueTraceContext(trace, (ctx) =>
+      store.enqueueEvents([
+        { ...event, traceparent: ctx?.traceparent ?? null, tracestate: ctx?.tracestate ?? null },
+      ]),
+    );
     return {
       id: event.id,
       type: event.type,
@@ -133,9 +150,9 @@ export function createOperatorService(deps: ServiceDeps, registry: RegistryServi
     /** A pod's events as stored (all agents), newest first. */
     podEventsDirect: (podId: string, limit: number) => store.listPodEvents({ podId, limit }),
 
-    async emit(user: UserCaller, input: EmitInput) {
+    async emit(user: UserCaller, input: EmitInput, trace?: TraceContext) {
       await requirePodAdmin(store, user, input.podId);
-      return emitDirect(input);
+      return emitDirect(input, trace);
     },
 
     async deadLetters(

@@ -144,6 +144,12 @@ export interface NewEvent {
   createdAt: number;
   /** Double texting: the events whose deliveries this event's message cancelled (absent or non-empty). */
   supersedes?: string[] | null;
+  /**
+   * Feature `trace-context`: the W3C trace context the event carries (its cause's, or the producer span's
+   * when tracing is on), validated and normalised; null or absent when it has none. Never changes.
+   */
+  traceparent?: string | null;
+  tracestate?: string | null;
 }
 
 export interface EventRecord extends NewEvent {
@@ -185,6 +191,8 @@ export interface EventRecord extends NewEvent {
   /** The delivery (its `attempts`) that was held when the event was cancelled; null when none was. */
   cancelledAttempts: number | null;
   supersedes: string[] | null;
+  traceparent: string | null;
+  tracestate: string | null;
 }
 
 /**
@@ -211,6 +219,9 @@ export interface MessageRecord {
   replyToMessageId: string | null;
   metadata: Record<string, unknown> | null;
   createdAt: number;
+  /** Feature `trace-context`: the trace context the post was made with (validated); null when none. */
+  traceparent: string | null;
+  tracestate: string | null;
 }
 
 /** The stored memory of one agent identity (server-stamped fields already applied by the service). */

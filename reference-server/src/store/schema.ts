@@ -172,6 +172,8 @@ export const EVENTS = table<EventRecord>()("events", {
   cancelled_by_id: "text?",
   cancelled_attempts: "int?",
   supersedes: "json?",
+  traceparent: "text?",
+  tracestate: "text?",
 });
 
 /** The columns of EVENTS kept in `event_payloads`, keyed by the event's `seq`, instead of `events`. */
@@ -195,6 +197,8 @@ export const MESSAGES = table<MessageRecord>()("messages", {
   reply_to_message_id: "text?",
   metadata: "json?",
   created_at: "time",
+  traceparent: "text?",
+  tracestate: "text?",
 });
 
 export const MEMORY = table<MemoryRecord>()("memory", {

@@ -31,6 +31,8 @@ export interface QueuedEvent {
   cancelReason?: string | null;
   cancelledAt?: string | null;
   cancelledBy?: { kind: "human" | "agent" | "operator" | "kernel"; id: string } | null;
+  /** Feature `trace-context`: the context the event carries, when it has one. */
+  traceContext?: { traceparent: string; tracestate?: string };
 }
 
 export interface PodMessage {

@@ -9,6 +9,7 @@ import { eventsAnswer } from "../../src/profiles/events-answer.js";
 import type { DeliveredEvent } from "../../src/store/records.js";
 
 const T = Date.UTC(2026, 11, 2, 6, 0, 0, 123);
+const TP = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
 
 function delivered(over: Partial<DeliveredEvent> = {}): DeliveredEvent {
   return {
@@ -34,6 +35,8 @@ function delivered(over: Partial<DeliveredEvent> = {}): DeliveredEvent {
     cancelledById: null,
     cancelledAttempts: null,
     supersedes: null,
+    traceparent: null,
+    tracestate: null,
     availableAt: null,
     ...over,
   };
@@ -51,6 +54,14 @@ function asObject(events: DeliveredEvent[], typeOf = (e: DeliveredEvent) => e.ty
       attempts: e.attempts,
       createdAt: new Date(e.createdAt).toISOString(),
       ...(e.leaseExpiresAt !== null ? { leaseExpiresAt: new Date(e.leaseExpiresAt).toISOString() } : {}),
+      ...(e.traceparent
+        ? {
+            traceContext: {
+              traceparent: e.traceparent,
+              ...(e.tracestate ? { tracestate: e.tracestate } : {}),
+            },
+          }
+        : {}),
     })),
   };
 }
@@ -81,6 +92,18 @@ describe("eventsAnswer", () => {
         '{"id":"evt_2","_id":"evt_2","type":"message.posted","podId":"pod\\\\2","payload":"\\ud800",' +
         '"attempts":3,"createdAt":"2026-12-02T06:00:00.123Z","leaseExpiresAt":"2026-12-02T06:00:30.123Z"}]}',
     ],
+    [
+      "a trace context, with and without tracestate",
+      [
+        delivered({ traceparent: TP, tracestate: 'a=1,b="2\\' }),
+        delivered({ id: "evt_2", traceparent: TP, leaseExpiresAt: null }),
+      ],
+      '{"events":[{"id":"evt_1","_id":"evt_1","type":"message.posted","podId":"pod_1","payload":{"content":"hi"},' +
+        '"attempts":1,"createdAt":"2026-12-02T06:00:00.123Z","leaseExpiresAt":"2026-12-02T06:00:30.123Z",' +
+        `"traceContext":{"traceparent":"${TP}","tracestate":"a=1,b=\\"2\\\\"}},` +
+        '{"id":"evt_2","_id":"evt_2","type":"message.posted","podId":"pod_1","payload":{"content":"hi"},' +
+        `"attempts":1,"createdAt":"2026-12-02T06:00:00.123Z","traceContext":{"traceparent":"${TP}"}}]}`,
+    ],
   ])("%s", (_, events, want) => {
     expect(eventsAnswer(events)).toBe(want);
     expect(JSON.parse(eventsAnswer(events))).toEqual(asObject(events));
@@ -92,6 +115,15 @@ describe("eventsAnswer", () => {
     expect(JSON.parse(eventsAnswer(events, typeOf))).toEqual(asObject(events, typeOf));
   });
 
+  it("leaves traceContext out for a profile that does not advertise trace-context", () => {
+    const events = [delivered({ traceparent: TP, tracestate: "a=1" })];
+    expect(JSON.parse(eventsAnswer(events, undefined, false)).events[0]).not.toHaveProperty("traceContext");
+    expect(JSON.parse(eventsAnswer(events)).events[0].traceContext).toEqual({
+      traceparent: TP,
+      tracestate: "a=1",
+    });
+  });
+
   it("reads back as the CAP Event object for any stored payload and any ids", () => {
     const event = fc.record({
       id: fc.string(),
@@ -101,6 +133,8 @@ describe("eventsAnswer", () => {
       attempts: fc.nat(),
       createdAt: fc.integer({ min: 0, max: 4_102_444_800_000 }),
       leaseExpiresAt: fc.option(fc.integer({ min: 0, max: 4_102_444_800_000 })),
+      traceparent: fc.option(fc.string()),
+      tracestate: fc.option(fc.string()),
     });
     fc.assert(
       fc.property(fc.array(event, { maxLength: 5 }), (given) => {

@@ -28,6 +28,8 @@ const msg = (content: string, author: MessageRecord["author"]): MessageRecord =>
   author,
   replyToMessageId: null,
   metadata: null,
+  traceparent: null,
+  tracestate: null,
   createdAt: 0,
 });
 let n = 0;

@@ -110,6 +110,8 @@ export function aMessage(podId: string, over: Partial<MessageRecord> = {}): Mess
     author: { kind: "human", id: "usr_x", name: "alice" },
     replyToMessageId: null,
     metadata: null,
+    traceparent: null,
+    tracestate: null,
     createdAt: T0,
     ...over,
   };

@@ -55,7 +55,11 @@ const registry = ["zeta", "alpha"].map((name) => ({
 /** Inserted without owner_id (the old schemas have none); 008/009-identity-owners make its first installer its owner. */
 const identity = { id: "agt_a", agentName: "zeta", instanceId: "default", ownerId: "usr_a", createdAt: T0 };
 /** Columns the old schemas do not have yet, left out of the rows inserted before migrating. */
-/** Columns later migrations added (cancel, double texting: SQLite 010, PostgreSQL 011). */
+/**
+ * Columns later migrations added (cancel, double texting: SQLite 010, PostgreSQL 011; trace context: SQLite
+ * 011, PostgreSQL 012).
+ */
+const TRACE_COLUMNS = ["traceparent", "tracestate"];
 const CANCEL_COLUMNS = [
   "cancel_reason",
   "cancelled_at",
@@ -63,6 +67,7 @@ const CANCEL_COLUMNS = [
   "cancelled_by_id",
   "cancelled_attempts",
   "supersedes",
+  ...TRACE_COLUMNS,
 ];
 const added = (t: S.Table): string[] =>
   t === S.EVENTS
@@ -71,7 +76,9 @@ const added = (t: S.Table): string[] =>
       ? ["owner_id"]
       : t === S.INSTALLATIONS
         ? ["double_texting"]
-        : [];
+        : t === S.MESSAGES
+          ? TRACE_COLUMNS
+          : [];
 const installation = {
   id: "ins_a",
   agentId: "agt_a",
@@ -121,6 +128,8 @@ const baseEvent = {
   cancelledById: null,
   cancelledAttempts: null,
   supersedes: null,
+  traceparent: null,
+  tracestate: null,
 };
 const events: EventRecord[] = [
   { ...baseEvent, id: "evt_1", payload: { n: 1, text: "first" }, state: "pending", attempts: 0 },
@@ -142,6 +151,8 @@ const message = {
   replyToMessageId: null,
   metadata: { k: "v" },
   createdAt: T0,
+  traceparent: null,
+  tracestate: null,
 };
 const memory = {
   agentId: "agt_a",
@@ -286,13 +297,14 @@ describe("sqlite store upgrade from schema 004", () => {
         .filter((f) => f.endsWith(".sql"))
         .sort()
         .map((f) => f.replace(/\.sql$/, ""));
-      expect(versions.slice(-6)).toEqual([
+      expect(versions.slice(-7)).toEqual([
         "005-aligned-names",
         "006-pending-index",
         "007-pod-index-on-payloads",
         "008-identity-owners",
         "009-poll-by-lease",
         "010-cancel",
+        "011-trace-context",
       ]);
       for (const v of versions.slice(0, versions.indexOf("005-aligned-names"))) {
         old.exec(readFileSync(new URL(`${v}.sql`, migrations), "utf8"));
@@ -347,6 +359,7 @@ describe.skipIf(!url)(`postgres store upgrade from schema 003${skipped}`, () => 
       "identity-owners",
       "poll-tagged-rows",
       "cancel",
+      "trace-context",
     ]);
     await migratePostgres(client, schema, 0, all.slice(0, 3));
     await client.query(`SET search_path TO ${quoteIdent(schema)}`);

@@ -49,6 +49,7 @@ ERRORS: Dict[str, ErrorSpec] = {
     "installation_not_found": ErrorSpec("installation_not_found", 404, "admin", "The agent is not installed in this pod.", "No active installation of this agent identity (agentName, instanceId) in the pod."),
     "runtime_token_not_found": ErrorSpec("runtime_token_not_found", 404, "admin", "No such runtime token.", "The token id does not name a runtime token of this installation."),
     "decision_not_found": ErrorSpec("decision_not_found", 404, "admin", "No such decision.", "The decision id is unknown, or the caller is not a member of its pod."),
+    "message_not_found": ErrorSpec("message_not_found", 404, "admin", "No such message in this pod.", "The message does not exist or is not in the pod the path names (the trace view of a message)."),
     "already_installed": ErrorSpec("already_installed", 409, "admin", "The agent is already installed in this pod.", "The agent identity already has an active installation in the pod; uninstall it first."),
     "decision_already_answered": ErrorSpec("decision_already_answered", 409, "admin", "This decision was already answered.", "A decision takes one answer; the first one wins."),
     "invalid_decision_option": ErrorSpec("invalid_decision_option", 400, "admin", "The answer is not one of the decision's options.", "`option` must equal one of the options the agent offered. `details.options` lists them."),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Literal, Optional, TypedDict, Union
 
-__all__ = ["AckRequest","AckResponse","AckResult","Author","BatchAckItem","BatchAckRefused","BatchAckRequest","BatchAckResponse","BatchAckSettled","CancelRequest","CancelResponse","Cancellation","CancellationNotRequested","CancellationRequested","DailyEntry","DailyEntryInput","DecisionRequest","DecisionResponse","Error","Event","EventList","HeartbeatTickPayload","Info","Limits","MemoryEnvelope","MemorySection","MemorySectionInput","MemorySections","MemorySectionsInput","MentionReceivedPayload","MessagePostedPayload","PAYLOADS","PodMessage","PodMessageList","PostMessageRequest","PostMessageResponse","PutMemoryRequest","PutMemoryResponse","Relationship","RelationshipInput","ReleaseRequest","ReleaseResponse","RenewRequest","RenewResponse","SCHEMAS","SummaryReadyPayload","SyncMemoryRequest","SyncMemoryResponse","TaskAssignedPayload"]
+__all__ = ["AckRequest","AckResponse","AckResult","Author","BatchAckItem","BatchAckRefused","BatchAckRequest","BatchAckResponse","BatchAckSettled","CancelRequest","CancelResponse","Cancellation","CancellationNotRequested","CancellationRequested","DailyEntry","DailyEntryInput","DecisionRequest","DecisionResponse","Error","Event","EventList","HeartbeatTickPayload","Info","Limits","MemoryEnvelope","MemorySection","MemorySectionInput","MemorySections","MemorySectionsInput","MentionReceivedPayload","MessagePostedPayload","PAYLOADS","PodMessage","PodMessageList","PostMessageRequest","PostMessageResponse","PutMemoryRequest","PutMemoryResponse","Relationship","RelationshipInput","ReleaseRequest","ReleaseResponse","RenewRequest","RenewResponse","SCHEMAS","SummaryReadyPayload","SyncMemoryRequest","SyncMemoryResponse","TaskAssignedPayload","TraceContext"]
 
 
 class AckRequest(TypedDict, total=False):
@@ -213,6 +213,10 @@ class Event(_EventRequired, total=False):
     #: Feature `cancel`, double texting: the ids of the events whose deliveries this event's message cancelled
     #: (the installation's `interrupt` policy, reason `superseded`). Present only when not empty.
     supersedes: List[str]
+    #: Feature `trace-context`: the W3C trace context of the request that enqueued the event (a message post,
+    #: a decision answer, an operator inject), the same on every delivery. Absent when that request sent no
+    #: valid `traceparent`. A driver sends it back on every request it makes on behalf of the event.
+    traceContext: TraceContext
 
 
 class EventList(TypedDict):
@@ -243,7 +247,8 @@ class _InfoRequired(TypedDict):
     #: Optional features implemented: `long-poll` (`waitSeconds`), `renew`, `decisions`,
     #: `message-read` (`GET /pods/{podId}/messages`), `idempotency-key` (on `POST …/messages`),
     #: `release` (`POST /events/{id}/release`), `batch-ack` (`POST /events/ack`), `poll-replay`
-    #: (`pollId` on `GET /events`), `cancel` (`POST /events/{id}/cancel`, `GET /events/{id}/cancellation`).
+    #: (`pollId` on `GET /events`), `cancel` (`POST /events/{id}/cancel`, `GET /events/{id}/cancellation`),
+    #: `trace-context` (W3C `traceparent`/`tracestate` read on requests, `traceContext` on events).
     #: Unknown values are ignored by clients.
     features: List[str]
 
@@ -524,6 +529,21 @@ class TaskAssignedPayload(_TaskAssignedPayloadRequired, total=False):
     description: str
 
 
+class _TraceContextRequired(TypedDict):
+    #: `00-<trace-id>-<parent-id>-<flags>`: 32 and 16 lowercase hex digits, neither all zeros, then 2 hex digits.
+    traceparent: str
+
+
+class TraceContext(_TraceContextRequired, total=False):
+    """Feature `trace-context`: the W3C Trace Context of what caused an event (the message post, decision answer
+    or operator inject that enqueued it). `traceparent` is version `00`, lowercase hex; `tracestate` is the
+    W3C list the cause sent with it, at most 512 bytes. A driver sends them back on every request it makes on
+    behalf of the event (docs/CAP.md, Trace context).
+    """
+    #: The vendor list that travels with `traceparent`, when the cause sent a valid one.
+    tracestate: str
+
+
 class _LimitsRequired(TypedDict):
     #: Deepest nesting of objects and arrays accepted in a JSON body (`400` `json_too_deep` beyond).
     maxJsonDepth: int
@@ -602,6 +622,7 @@ SCHEMAS: Dict[str, Any] = {
     "SyncMemoryRequest": SyncMemoryRequest,
     "SyncMemoryResponse": SyncMemoryResponse,
     "TaskAssignedPayload": TaskAssignedPayload,
+    "TraceContext": TraceContext,
 }
 
 #: The payload model of each documented event type.

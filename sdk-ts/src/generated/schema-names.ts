@@ -46,6 +46,7 @@ export const schemaNames = [
   "SummaryReadyPayload",
   "SyncMemoryRequest",
   "SyncMemoryResponse",
-  "TaskAssignedPayload"
+  "TaskAssignedPayload",
+  "TraceContext"
 ] as const;
 export type SchemaName = (typeof schemaNames)[number];

@@ -603,7 +603,10 @@ export interface components {
          *       },
          *       "attempts": 1,
          *       "createdAt": "2026-11-29T18:00:00Z",
-         *       "leaseExpiresAt": "2026-11-29T18:00:30Z"
+         *       "leaseExpiresAt": "2026-11-29T18:00:30Z",
+         *       "traceContext": {
+         *         "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+         *       }
          *     }
          */
         Event: {
@@ -627,6 +630,12 @@ export interface components {
              *     (the installation's `interrupt` policy, reason `superseded`). Present only when not empty.
              */
             supersedes?: string[];
+            /**
+             * @description Feature `trace-context`: the W3C trace context of the request that enqueued the event (a message post,
+             *     a decision answer, an operator inject), the same on every delivery. Absent when that request sent no
+             *     valid `traceparent`. A driver sends it back on every request it makes on behalf of the event.
+             */
+            traceContext?: components["schemas"]["TraceContext"];
             /**
              * @description Open set. Documented v1 types: `message.posted`, `mention.received`, `heartbeat.tick`,
              *     `summary.ready`, `task.assigned`. Drivers MUST ack or skip types they do not handle.
@@ -661,7 +670,7 @@ export interface components {
          *     must be one of them. `Info.features` stays `string[]`: clients ignore values they do not know.
          * @enum {string}
          */
-        Feature: "info" | "long-poll" | "renew" | "decisions" | "message-read" | "idempotency-key" | "release" | "batch-ack" | "poll-replay" | "cancel";
+        Feature: "info" | "long-poll" | "renew" | "decisions" | "message-read" | "idempotency-key" | "release" | "batch-ack" | "poll-replay" | "cancel" | "trace-context";
         /**
          * @description Payload of `heartbeat.tick`: a periodic nudge. A driver with nothing to do acks it and posts nothing.
          * @example {
@@ -691,7 +700,8 @@ export interface components {
          *         "release",
          *         "batch-ack",
          *         "poll-replay",
-         *         "cancel"
+         *         "cancel",
+         *         "trace-context"
          *       ],
          *       "doubleTexting": [
          *         "enqueue",
@@ -710,7 +720,8 @@ export interface components {
              * @description Optional features implemented: `long-poll` (`waitSeconds`), `renew`, `decisions`,
              *     `message-read` (`GET /pods/{podId}/messages`), `idempotency-key` (on `POST …/messages`),
              *     `release` (`POST /events/{id}/release`), `batch-ack` (`POST /events/ack`), `poll-replay`
-             *     (`pollId` on `GET /events`), `cancel` (`POST /events/{id}/cancel`, `GET /events/{id}/cancellation`).
+             *     (`pollId` on `GET /events`), `cancel` (`POST /events/{id}/cancel`, `GET /events/{id}/cancellation`),
+             *     `trace-context` (W3C `traceparent`/`tracestate` read on requests, `traceContext` on events).
              *     Unknown values are ignored by clients.
              */
             features: string[];
@@ -1223,13 +1234,34 @@ export interface components {
          */
         Timestamp: string;
         /**
+         * @description Feature `trace-context`: the W3C Trace Context of what caused an event (the message post, decision answer
+         *     or operator inject that enqueued it). `traceparent` is version `00`, lowercase hex; `tracestate` is the
+         *     W3C list the cause sent with it, at most 512 bytes. A driver sends them back on every request it makes on
+         *     behalf of the event (docs/CAP.md, Trace context).
+         * @example {
+         *       "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+         *       "tracestate": "congo=t61rcWkgMzE"
+         *     }
+         */
+        TraceContext: {
+            /** @description `00-<trace-id>-<parent-id>-<flags>`: 32 and 16 lowercase hex digits, neither all zeros, then 2 hex digits. */
+            traceparent: string;
+            /** @description The vendor list that travels with `traceparent`, when the cause sent a valid one. */
+            tracestate?: string;
+        };
+        /**
          * @description Who may read a section. Default `private`.
          * @enum {string}
          */
         Visibility: "private" | "pod" | "public";
     };
     responses: never;
-    parameters: never;
+    parameters: {
+        /** @description W3C `traceparent` of the caller's current span (`00-<trace-id>-<parent-id>-<flags>`). */
+        "TraceHeaders.traceparent": string;
+        /** @description W3C `tracestate`, read only beside a valid `traceparent`. */
+        "TraceHeaders.tracestate": string;
+    };
     requestBodies: never;
     headers: never;
     pathItems: never;
@@ -1239,7 +1271,12 @@ export interface operations {
     Decisions_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description W3C `traceparent` of the caller's current span (`00-<trace-id>-<parent-id>-<flags>`). */
+                traceparent?: components["parameters"]["TraceHeaders.traceparent"];
+                /** @description W3C `tracestate`, read only beside a valid `traceparent`. */
+                tracestate?: components["parameters"]["TraceHeaders.tracestate"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1352,7 +1389,12 @@ export interface operations {
                 /** @description Seconds to wait for an event when none is ready (0 returns at once). */
                 waitSeconds?: number;
             };
-            header?: never;
+            header?: {
+                /** @description W3C `traceparent` of the caller's current span (`00-<trace-id>-<parent-id>-<flags>`). */
+                traceparent?: components["parameters"]["TraceHeaders.traceparent"];
+                /** @description W3C `tracestate`, read only beside a valid `traceparent`. */
+                tracestate?: components["parameters"]["TraceHeaders.tracestate"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1424,7 +1466,12 @@ export interface operations {
     Events_ack: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description W3C `traceparent` of the caller's current span (`00-<trace-id>-<parent-id>-<flags>`). */
+                traceparent?: components["parameters"]["TraceHeaders.traceparent"];
+                /** @description W3C `tracestate`, read only beside a valid `traceparent`. */
+                tracestate?: components["parameters"]["TraceHeaders.tracestate"];
+            };
             path: {
                 id: string;
             };
@@ -1527,7 +1574,12 @@ export interface operations {
     Events_cancel: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description W3C `traceparent` of the caller's current span (`00-<trace-id>-<parent-id>-<flags>`). */
+                traceparent?: components["parameters"]["TraceHeaders.traceparent"];
+                /** @description W3C `tracestate`, read only beside a valid `traceparent`. */
+                tracestate?: components["parameters"]["TraceHeaders.tracestate"];
+            };
             path: {
                 id: string;
             };
@@ -1635,7 +1687,12 @@ export interface operations {
                 /** @description Seconds to wait for a cancel while the delivery is held (0 answers at once). */
                 waitSeconds?: number;
             };
-            header?: never;
+            header?: {
+                /** @description W3C `traceparent` of the caller's current span (`00-<trace-id>-<parent-id>-<flags>`). */
+                traceparent?: components["parameters"]["TraceHeaders.traceparent"];
+                /** @description W3C `tracestate`, read only beside a valid `traceparent`. */
+                tracestate?: components["parameters"]["TraceHeaders.tracestate"];
+            };
             path: {
                 id: string;
             };
@@ -1731,7 +1788,12 @@ export interface operations {
     Events_release: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description W3C `traceparent` of the caller's current span (`00-<trace-id>-<parent-id>-<flags>`). */
+                traceparent?: components["parameters"]["TraceHeaders.traceparent"];
+                /** @description W3C `tracestate`, read only beside a valid `traceparent`. */
+                tracestate?: components["parameters"]["TraceHeaders.tracestate"];
+            };
             path: {
                 id: string;
             };
@@ -1847,7 +1909,12 @@ export interface operations {
     Events_renew: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description W3C `traceparent` of the caller's current span (`00-<trace-id>-<parent-id>-<flags>`). */
+                traceparent?: components["parameters"]["TraceHeaders.traceparent"];
+                /** @description W3C `tracestate`, read only beside a valid `traceparent`. */
+                tracestate?: components["parameters"]["TraceHeaders.tracestate"];
+            };
             path: {
                 id: string;
             };
@@ -1963,7 +2030,12 @@ export interface operations {
     Events_ackMany: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description W3C `traceparent` of the caller's current span (`00-<trace-id>-<parent-id>-<flags>`). */
+                traceparent?: components["parameters"]["TraceHeaders.traceparent"];
+                /** @description W3C `tracestate`, read only beside a valid `traceparent`. */
+                tracestate?: components["parameters"]["TraceHeaders.tracestate"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2055,7 +2127,12 @@ export interface operations {
     Discovery_info: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description W3C `traceparent` of the caller's current span (`00-<trace-id>-<parent-id>-<flags>`). */
+                traceparent?: components["parameters"]["TraceHeaders.traceparent"];
+                /** @description W3C `tracestate`, read only beside a valid `traceparent`. */
+                tracestate?: components["parameters"]["TraceHeaders.tracestate"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2125,7 +2202,12 @@ export interface operations {
     Memory_get: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description W3C `traceparent` of the caller's current span (`00-<trace-id>-<parent-id>-<flags>`). */
+                traceparent?: components["parameters"]["TraceHeaders.traceparent"];
+                /** @description W3C `tracestate`, read only beside a valid `traceparent`. */
+                tracestate?: components["parameters"]["TraceHeaders.tracestate"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2195,7 +2277,12 @@ export interface operations {
     Memory_put: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description W3C `traceparent` of the caller's current span (`00-<trace-id>-<parent-id>-<flags>`). */
+                traceparent?: components["parameters"]["TraceHeaders.traceparent"];
+                /** @description W3C `tracestate`, read only beside a valid `traceparent`. */
+                tracestate?: components["parameters"]["TraceHeaders.tracestate"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2287,7 +2374,12 @@ export interface operations {
     Memory_sync: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description W3C `traceparent` of the caller's current span (`00-<trace-id>-<parent-id>-<flags>`). */
+                traceparent?: components["parameters"]["TraceHeaders.traceparent"];
+                /** @description W3C `tracestate`, read only beside a valid `traceparent`. */
+                tracestate?: components["parameters"]["TraceHeaders.tracestate"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2383,7 +2475,12 @@ export interface operations {
                 before?: string;
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description W3C `traceparent` of the caller's current span (`00-<trace-id>-<parent-id>-<flags>`). */
+                traceparent?: components["parameters"]["TraceHeaders.traceparent"];
+                /** @description W3C `tracestate`, read only beside a valid `traceparent`. */
+                tracestate?: components["parameters"]["TraceHeaders.tracestate"];
+            };
             path: {
                 podId: string;
             };
@@ -2467,6 +2564,10 @@ export interface operations {
             header?: {
                 /** @description 1–255 printable ASCII characters, unique per logical post (e.g. derived from the event id). */
                 "Idempotency-Key"?: string;
+                /** @description W3C `traceparent` of the caller's current span (`00-<trace-id>-<parent-id>-<flags>`). */
+                traceparent?: components["parameters"]["TraceHeaders.traceparent"];
+                /** @description W3C `tracestate`, read only beside a valid `traceparent`. */
+                tracestate?: components["parameters"]["TraceHeaders.tracestate"];
             };
             path: {
                 podId: string;

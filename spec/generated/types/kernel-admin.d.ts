@@ -228,6 +228,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/pods/{podId}/events/{eventId}/trace": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Trace an event
+         * @description The same view rooted at the event's cause message when it has one (an injected event: the event alone).
+         *     `404` `pod_not_found` for a pod the caller may not see, `event_not_found` for an event not in this pod.
+         */
+        get: operations["Pods_traceEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/pods/{podId}/join-codes": {
         parameters: {
             query?: never;
@@ -312,6 +333,28 @@ export interface paths {
          * @description Post as the calling human (members). Fans out `message.posted` / `mention.received` to installed agents.
          */
         post: operations["Pods_postMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pods/{podId}/messages/{messageId}/trace": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Trace a message
+         * @description One message's story from the kernel's own records (members; kernel admins in any pod): the message, the
+         *     events it enqueued, every delivery of each, how each settled, and the replies. `404` `pod_not_found` for
+         *     a pod the caller may not see, `message_not_found` for a message not in this pod.
+         */
+        get: operations["Pods_traceMessage"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -916,6 +959,11 @@ export interface components {
             releaseReason: string | null;
             /** @enum {string} */
             state: "pending" | "leased" | "acked" | "failed" | "cancelled";
+            /**
+             * @description CAP feature `trace-context`: the trace context of the request that enqueued the event, as its
+             *     deliveries carry it; absent when it had none.
+             */
+            traceContext?: components["schemas"]["TraceContext"];
             type: string;
         };
         /** @description The installation and its runtime token, shown once. */
@@ -968,6 +1016,90 @@ export interface components {
          * @description An RFC 3339 timestamp in UTC.
          */
         Timestamp: string;
+        /**
+         * @description A W3C trace context as the kernel stores it (CAP feature `trace-context`): `traceparent` normalised to
+         *     version `00`, `tracestate` at most 512 bytes.
+         * @example {
+         *       "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+         *     }
+         */
+        TraceContext: {
+            traceparent: string;
+            tracestate?: string;
+        };
+        /**
+         * @description One step of a message's story. Fields appear where the kind has them.
+         * @example {
+         *       "at": "2026-11-29T18:00:01Z",
+         *       "kind": "delivery.claimed",
+         *       "eventId": "evt_01JH7Z9QK3W5Y2",
+         *       "agentName": "echo",
+         *       "attempt": 1,
+         *       "leaseExpiresAt": "2026-11-29T18:00:31Z"
+         *     }
+         */
+        TraceEntry: {
+            agentName?: string;
+            at: components["schemas"]["Timestamp"];
+            /**
+             * Format: int32
+             * @description The delivery (`attempts`) a claim made, or whose lease ended (`delivery.expired`).
+             */
+            attempt?: number;
+            eventId?: string;
+            kind: components["schemas"]["TraceEntryKind"];
+            /** @description The end of the lease a claim or renewal gave. */
+            leaseExpiresAt?: components["schemas"]["Timestamp"];
+            /** @description `message.posted` and `reply.posted`: the message. */
+            messageId?: string;
+            /** @description An ack's `result.outcome`. */
+            outcome?: string;
+            /** @description A release's, failure's or cancel's reason. */
+            reason?: string;
+            /** @description The trace id of the entry's message or event, when it has a trace context. */
+            traceId?: string;
+        };
+        /**
+         * @description What happened, in the kernel's own records.
+         * @enum {string}
+         */
+        TraceEntryKind: "message.posted" | "event.enqueued" | "delivery.claimed" | "delivery.renewed" | "delivery.released" | "delivery.expired" | "event.acked" | "event.failed" | "event.cancelled" | "reply.posted";
+        /** @description One event of a trace view: the root message's fan-out (one per woken agent), or the injected event. */
+        TraceEvent: {
+            agentName: string;
+            createdAt: components["schemas"]["Timestamp"];
+            id: string;
+            /**
+             * @description The stored state, as the queue view names it.
+             * @enum {string}
+             */
+            state: "pending" | "leased" | "acked" | "failed" | "cancelled";
+            traceContext?: components["schemas"]["TraceContext"];
+            type: string;
+        };
+        /** @description The message a trace view is rooted at. */
+        TraceMessage: {
+            /** @enum {string} */
+            authorKind: "human" | "agent";
+            authorName: string;
+            createdAt: components["schemas"]["Timestamp"];
+            id: string;
+            podId: string;
+            traceContext?: components["schemas"]["TraceContext"];
+        };
+        /**
+         * @description One message's story from the kernel's own records (no tracing backend needed): the message, the events
+         *     it enqueued, each delivery (claim, renewal, release, lease end), how each event settled, and the replies,
+         *     in `entries` sorted by time. Rooted at an event with no cause message (an operator inject), it has no
+         *     `message`.
+         */
+        TraceView: {
+            entries: components["schemas"]["TraceEntry"][];
+            events: components["schemas"]["TraceEvent"][];
+            message?: components["schemas"]["TraceMessage"];
+            /** @description The trace id of the root message or event, when it has a trace context. */
+            traceId?: string;
+        };
         /** @description Uninstalling revokes the installation's tokens and retires the identity's open events of the pod as failed. */
         Uninstalled: {
             /** @enum {boolean} */
@@ -1000,7 +1132,10 @@ export interface components {
         };
     };
     responses: never;
-    parameters: never;
+    parameters: {
+        "TraceHeaders.traceparent": string;
+        "TraceHeaders.tracestate": string;
+    };
     requestBodies: never;
     headers: never;
     pathItems: never;
@@ -1176,7 +1311,10 @@ export interface operations {
     Operator_emit: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                traceparent?: components["parameters"]["TraceHeaders.traceparent"];
+                tracestate?: components["parameters"]["TraceHeaders.tracestate"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1429,7 +1567,10 @@ export interface operations {
     Decisions_answer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                traceparent?: components["parameters"]["TraceHeaders.traceparent"];
+                tracestate?: components["parameters"]["TraceHeaders.tracestate"];
+            };
             path: {
                 decisionId: string;
             };
@@ -2056,6 +2197,84 @@ export interface operations {
             };
         };
     };
+    Pods_traceEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                eventId: string;
+                podId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraceView"];
+                };
+            };
+            /** @description 400: `validation_failed`, `malformed_json`, `message_not_in_pod`, `invalid_decision_option`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 401: `auth_required`, `token_malformed`, `token_unknown`, `token_revoked`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 403: `forbidden` — the caller lacks the role this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 404: the named thing does not exist or is not visible to the caller (`*_not_found`, `join_code_invalid`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 500: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 503: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     Pods_listJoinCodes: {
         parameters: {
             query?: never;
@@ -2492,7 +2711,10 @@ export interface operations {
     Pods_postMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                traceparent?: components["parameters"]["TraceHeaders.traceparent"];
+                tracestate?: components["parameters"]["TraceHeaders.tracestate"];
+            };
             path: {
                 podId: string;
             };
@@ -2560,6 +2782,84 @@ export interface operations {
             };
             /** @description 415: `unsupported_media_type`. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 500: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 503: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    Pods_traceMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                messageId: string;
+                podId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraceView"];
+                };
+            };
+            /** @description 400: `validation_failed`, `malformed_json`, `message_not_in_pod`, `invalid_decision_option`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 401: `auth_required`, `token_malformed`, `token_unknown`, `token_revoked`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 403: `forbidden` — the caller lacks the role this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 404: the named thing does not exist or is not visible to the caller (`*_not_found`, `join_code_invalid`). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

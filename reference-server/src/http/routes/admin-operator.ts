@@ -6,13 +6,16 @@ import type { FastifyInstance } from "fastify";
 import { userOf } from "../callers.js";
 import { checks } from "../request-checks.js";
 import type { AdminRoute } from "../route-types.js";
+import { traceReader } from "../trace-headers.js";
 import type { RouteDeps } from "../types.js";
 
-export async function adminOperatorRoutes(app: FastifyInstance, { kernel, validators }: RouteDeps) {
+export async function adminOperatorRoutes(app: FastifyInstance, { kernel, validators, profile }: RouteDeps) {
+  const traceOf = traceReader(profile);
   app.post<AdminRoute<"/admin/events", "post">>(
     "/admin/events",
     { preValidation: checks({ body: validators.adminModel("EmitEventRequest") }) },
-    async (req, reply) => reply.code(201).send(await kernel.operator.emit(userOf(req), req.body)),
+    async (req, reply) =>
+      reply.code(201).send(await kernel.operator.emit(userOf(req), req.body, traceOf(req))),
   );
 
   app.get<AdminRoute<"/admin/dead-letters", "get">>(

@@ -11,9 +11,14 @@ import { wireInstallation } from "../../services/registry.js";
 import { userOf } from "../callers.js";
 import { checks } from "../request-checks.js";
 import type { AdminRoute } from "../route-types.js";
+import { traceReader } from "../trace-headers.js";
 import type { RouteDeps } from "../types.js";
 
-export async function adminPodRoutes(app: FastifyInstance, { kernel, validators, rateLimits }: RouteDeps) {
+export async function adminPodRoutes(
+  app: FastifyInstance,
+  { kernel, validators, rateLimits, profile }: RouteDeps,
+) {
+  const traceOf = traceReader(profile);
   app.post<AdminRoute<"/pods", "post">>(
     "/pods",
     { preValidation: checks({ body: validators.adminModel("CreatePodRequest") }) },
@@ -64,7 +69,9 @@ export async function adminPodRoutes(app: FastifyInstance, { kernel, validators,
     { preValidation: checks({ body: validators.adminModel("HumanPostMessageRequest") }) },
     async (req, reply) => {
       const { podId } = req.params;
-      return reply.code(201).send(await kernel.messages.postAsHuman(userOf(req), podId, req.body));
+      return reply
+        .code(201)
+        .send(await kernel.messages.postAsHuman(userOf(req), podId, req.body, traceOf(req)));
     },
   );
 
@@ -92,7 +99,9 @@ export async function adminPodRoutes(app: FastifyInstance, { kernel, validators,
     async (req, reply) =>
       reply
         .code(201)
-        .send(await kernel.decisions.answer(userOf(req), req.params.decisionId, req.body.option)),
+        .send(
+          await kernel.decisions.answer(userOf(req), req.params.decisionId, req.body.option, traceOf(req)),
+        ),
   );
 
   app.post<AdminRoute<"/pods/{podId}/join-codes", "post">>(

@@ -7,6 +7,7 @@ import type { FastifyInstance } from "fastify";
 import { agentOf } from "../callers.js";
 import { checks } from "../request-checks.js";
 import type { CapRoute } from "../route-types.js";
+import { traceReader } from "../trace-headers.js";
 import type { RouteDeps } from "../types.js";
 
 /** What `/info` advertises: every optional feature of CAP v1 (spec enum Feature) but `info`, the route itself. */
@@ -48,9 +49,12 @@ export async function capExtraRoutes(app: FastifyInstance, { kernel, validators,
   };
   app.get("/info", async () => info);
 
+  const traceOf = traceReader(profile);
+
   app.post<CapRoute<"/decisions", "post">>(
     "/decisions",
     { preValidation: checks({ body: validators.capModel("DecisionRequest") }) },
-    async (req, reply) => reply.code(201).send(await kernel.decisions.ask(agentOf(req), req.body)),
+    async (req, reply) =>
+      reply.code(201).send(await kernel.decisions.ask(agentOf(req), req.body, traceOf(req))),
   );
 }

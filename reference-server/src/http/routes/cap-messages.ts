@@ -9,11 +9,13 @@ import { fail } from "../../errors/registry.js";
 import { agentOf } from "../callers.js";
 import { checks } from "../request-checks.js";
 import type { CapRoute } from "../route-types.js";
+import { traceReader } from "../trace-headers.js";
 import type { RouteDeps } from "../types.js";
 
 const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
 
 export async function capMessageRoutes(app: FastifyInstance, { kernel, validators, profile }: RouteDeps) {
+  const traceOf = traceReader(profile);
   app.post<CapRoute<"/pods/{podId}/messages", "post">>(
     "/pods/:podId/messages",
     { preValidation: checks({ body: validators.capModel("PostMessageRequest") }) },
@@ -29,7 +31,7 @@ export async function capMessageRoutes(app: FastifyInstance, { kernel, validator
         });
       const body = req.body;
       const agent = agentOf(req);
-      const r = await kernel.messages.postAsAgent(agent, podId, body, req.body, key);
+      const r = await kernel.messages.postAsAgent(agent, podId, body, req.body, key, traceOf(req));
       if (r.replayed) reply.header("Idempotent-Replayed", "true");
       // A replay has the same body (same hash), so the request describes the stored message exactly.
       const answer = profile.postAnswer({

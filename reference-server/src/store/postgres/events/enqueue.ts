@@ -18,11 +18,12 @@ type EnqueueOps = Pick<StoreOps, "enqueueEvents" | "requeueEvent">;
 // the event's id that the pod's listing reads there (migrations/008), in the same statement.
 const ENQUEUE = `
   WITH n AS (
-    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::json[], $6::bigint[], $9::json[])
-      WITH ORDINALITY AS n(id, agent_id, pod_id, type, payload, created_at, supersedes, ord)),
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::json[], $6::bigint[], $9::json[],
+                         $10::text[], $11::text[])
+      WITH ORDINALITY AS n(id, agent_id, pod_id, type, payload, created_at, supersedes, traceparent, tracestate, ord)),
   ins AS (
-    INSERT INTO events (id, agent_id, pod_id, type, created_at, state, attempts, supersedes)
-    SELECT id, agent_id, pod_id, type, created_at, 'pending', 0, supersedes FROM n ORDER BY ord
+    INSERT INTO events (id, agent_id, pod_id, type, created_at, state, attempts, supersedes, traceparent, tracestate)
+    SELECT id, agent_id, pod_id, type, created_at, 'pending', 0, supersedes, traceparent, tracestate FROM n ORDER BY ord
     RETURNING seq, id, agent_id),
   payloads AS (
     INSERT INTO event_payloads (seq, payload, pod_id, event_id)
@@ -46,6 +47,8 @@ export function enqueueOps(db: Db): EnqueueOps {
           db.channel,
           db.origin,
           events.map((e) => (e.supersedes && e.supersedes.length > 0 ? json(e.supersedes) : null)),
+          events.map((e) => e.traceparent ?? null),
+          events.map((e) => e.tracestate ?? null),
         ],
         "cap_enqueue",
       );

@@ -18,8 +18,8 @@ type EnqueueOps = Pick<SyncOps, "enqueueEvents" | "requeueEvent">;
 export function enqueueOps({ db, notify }: SqliteContext): EnqueueOps {
   const q = {
     insert: db.prepare(
-      `INSERT INTO events (id, agent_id, pod_id, type, state, attempts, created_at, supersedes)
-       VALUES (?, ?, ?, ?, 'pending', 0, ?, ?)`,
+      `INSERT INTO events (id, agent_id, pod_id, type, state, attempts, created_at, supersedes, traceparent, tracestate)
+       VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)`,
     ),
     insertPayload: db.prepare(
       "INSERT INTO event_payloads (seq, payload, pod_id, event_id) VALUES (?, ?, ?, ?)",
@@ -38,6 +38,8 @@ export function enqueueOps({ db, notify }: SqliteContext): EnqueueOps {
           e.type,
           e.createdAt,
           e.supersedes && e.supersedes.length > 0 ? JSON.stringify(e.supersedes) : null,
+          e.traceparent ?? null,
+          e.tracestate ?? null,
         );
         q.insertPayload.run(lastInsertRowid, JSON.stringify(e.payload ?? {}), e.podId, e.id);
       }, `event ${e.id}`);
