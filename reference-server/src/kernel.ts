@@ -21,6 +21,7 @@ import { createOperatorService } from "./services/operator.js";
 import { createPodsService } from "./services/pods.js";
 import { createRegistryService } from "./services/registry.js";
 import { createTokensService } from "./services/tokens.js";
+import { createTraceViewService } from "./services/trace-view.js";
 import { createUsersService } from "./services/users.js";
 import { WakeHub } from "./services/wake-hub.js";
 import type { Store } from "./store/contract.js";
@@ -91,6 +92,7 @@ export function createKernel(options: KernelOptions) {
     pods: createPodsService(deps),
     joins: createJoinsService(deps, registry, tokens),
     operator: createOperatorService(deps, registry),
+    traces: createTraceViewService(deps),
     /** Read-only: which store, whether it answers (readiness), its row counts per state (metrics). */
     health: {
       storeKind: store.kind,

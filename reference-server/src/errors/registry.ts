@@ -45,6 +45,7 @@ export const ERROR_CODES = [
   "installation_not_found",
   "runtime_token_not_found",
   "decision_not_found",
+  "message_not_found",
   "already_installed",
   "decision_already_answered",
   "invalid_decision_option",

@@ -80,6 +80,7 @@ export function fanOut({ message, installations, replyToAgentId, newEventId }: F
       type,
       payload: eventPayload,
       createdAt: message.createdAt,
+      messageId: message.id,
     });
   }
   return out;

@@ -150,6 +150,11 @@ export interface NewEvent {
    */
   traceparent?: string | null;
   tracestate?: string | null;
+  /**
+   * The message that enqueued the event (its fan-out), when a message did; kept beside the payload for the
+   * trace view (messageEvents, causeOf), never read back into an EventRecord.
+   */
+  messageId?: string | null;
 }
 
 export interface EventRecord extends NewEvent {

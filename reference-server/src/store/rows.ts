@@ -9,6 +9,7 @@
  *
  * Must never: build a mapper per call (module load only), or reshape values beyond decoding.
  */
+import type { EventTransition } from "./contract/events.js";
 import type { DeliveredEvent } from "./records.js";
 import type { Column, Table } from "./schema.js";
 import {
@@ -208,5 +209,22 @@ export function insertInto<R>(table: Table<R>, dialect: Dialect, codec: JsonCode
   return {
     sql: `INSERT INTO ${table.name} (${names.join(", ")}) VALUES (${params.join(", ")})${suffix ? ` ${suffix}` : ""}`,
     values: new Function("json", "jsonOrNull", source)(codec.json, codec.jsonOrNull),
+  };
+}
+
+const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+/** An event_history row joined with its event's id (`event_id`), in either dialect. */
+export function toTransition(r: Row): EventTransition {
+  return {
+    eventId: r.event_id,
+    kind: r.kind,
+    at: Number(r.at),
+    attempt: Number(r.attempt),
+    leaseWas: numOrNull(r.lease_was),
+    leaseExpiresAt: numOrNull(r.lease_expires_at),
+    reason: r.reason ?? null,
+    byKind: r.by_kind ?? null,
+    byId: r.by_id ?? null,
   };
 }

@@ -384,6 +384,21 @@ export const ROWS: Row[] = [
     want: podRead("200"),
   },
   {
+    route: "GET /api/pods/{podId}/messages/{messageId}/trace",
+    given: "the trace view of a message of pod A",
+    request: async (w) => {
+      const [m] = await w.store.listMessages({ podId: w.podA, limit: 1 });
+      return { url: `/api/pods/${w.podA}/messages/${m?.id}/trace` };
+    },
+    want: podRead("200"),
+  },
+  {
+    route: "GET /api/pods/{podId}/events/{eventId}/trace",
+    given: "the trace view of an event of pod A leased to alpha",
+    request: async (w) => ({ url: `/api/pods/${w.podA}/events/${await w.make.leasedEvent()}/trace` }),
+    want: podRead("200"),
+  },
+  {
     route: "GET /api/admin/pods/{podId}/queue",
     given: "pod A's queue view",
     request: async (w) => ({ url: `/api/admin/pods/${w.podA}/queue` }),

@@ -19,6 +19,7 @@ import {
 } from "./contract-fixtures.js";
 import { runCancelContract } from "./contract-suite-cancel.js";
 import { runEventContract } from "./contract-suite-events.js";
+import { runHistoryContract } from "./contract-suite-history.js";
 import { runPollReplayContract } from "./contract-suite-poll-replay.js";
 import { runQueueVerbContract } from "./contract-suite-queue-verbs.js";
 
@@ -197,6 +198,7 @@ export function runStoreContract(makeStore: MakeStore, label = "store"): void {
     runQueueVerbContract(store);
     runPollReplayContract(store);
     runCancelContract(store);
+    runHistoryContract(store);
 
     describe("messages", () => {
       it("lists a pod's messages newest first, with limit and before, and round-trips metadata", async () => {

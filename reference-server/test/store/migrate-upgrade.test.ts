@@ -297,7 +297,7 @@ describe("sqlite store upgrade from schema 004", () => {
         .filter((f) => f.endsWith(".sql"))
         .sort()
         .map((f) => f.replace(/\.sql$/, ""));
-      expect(versions.slice(-7)).toEqual([
+      expect(versions.slice(-8)).toEqual([
         "005-aligned-names",
         "006-pending-index",
         "007-pod-index-on-payloads",
@@ -305,6 +305,7 @@ describe("sqlite store upgrade from schema 004", () => {
         "009-poll-by-lease",
         "010-cancel",
         "011-trace-context",
+        "012-event-history",
       ]);
       for (const v of versions.slice(0, versions.indexOf("005-aligned-names"))) {
         old.exec(readFileSync(new URL(`${v}.sql`, migrations), "utf8"));
@@ -360,6 +361,7 @@ describe.skipIf(!url)(`postgres store upgrade from schema 003${skipped}`, () => 
       "poll-tagged-rows",
       "cancel",
       "trace-context",
+      "event-history",
     ]);
     await migratePostgres(client, schema, 0, all.slice(0, 3));
     await client.query(`SET search_path TO ${quoteIdent(schema)}`);

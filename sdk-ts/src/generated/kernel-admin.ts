@@ -1028,7 +1028,8 @@ export interface components {
             tracestate?: string;
         };
         /**
-         * @description One step of a message's story. Fields appear where the kind has them.
+         * @description One step of a message's story. Fields appear where the kind has them. A claim's instant is the end of the
+         *     lease it gave less the kernel's lease; renewals and releases are timed by the kernel's store.
          * @example {
          *       "at": "2026-11-29T18:00:01Z",
          *       "kind": "delivery.claimed",
@@ -1043,7 +1044,8 @@ export interface components {
             at: components["schemas"]["Timestamp"];
             /**
              * Format: int32
-             * @description The delivery (`attempts`) a claim made, or whose lease ended (`delivery.expired`).
+             * @description The delivery (its `attempts`) the entry is about: claimed, renewed, released, whose lease ended, or the
+             *     last one when the event was acked, failed or cancelled.
              */
             attempt?: number;
             eventId?: string;

@@ -1,6 +1,7 @@
 /**
  * Admin routes for pods: create/list/get, members, human messages, cancelling an event (feature
- * `cancel`), decisions and their answers, join codes. Humans post through the same messages service as agents, so fan-out is identical.
+ * `cancel`), the trace view of a message or an event (feature `trace-context`), decisions and their answers,
+ * join codes. Humans post through the same messages service as agents, so fan-out is identical.
  */
 
 import type { FastifyInstance } from "fastify";
@@ -62,6 +63,16 @@ export async function adminPodRoutes(
         ...(await kernel.cancellations.asHuman(userOf(req), podId, eventId, req.body.reason)),
       };
     },
+  );
+
+  app.get<AdminRoute<"/pods/{podId}/messages/{messageId}/trace", "get">>(
+    "/pods/:podId/messages/:messageId/trace",
+    async (req) => kernel.traces.ofMessage(userOf(req), req.params.podId, req.params.messageId),
+  );
+
+  app.get<AdminRoute<"/pods/{podId}/events/{eventId}/trace", "get">>(
+    "/pods/:podId/events/:eventId/trace",
+    async (req) => kernel.traces.ofEvent(userOf(req), req.params.podId, req.params.eventId),
   );
 
   app.post<AdminRoute<"/pods/{podId}/messages", "post">>(

@@ -13,6 +13,17 @@ export interface ContentStore {
   getMessage(id: string): Promise<MessageRecord | null>;
   /** Newest first; `before` = a message id of this pod: only messages inserted before it. */
   listMessages(input: { podId: string; limit: number; before?: string }): Promise<MessageRecord[]>;
+  /**
+   * The trace view's replies: messages of the pod inserted after message `after` (of this pod), written by
+   * one of `agentIds`, that reply to it or whose traceparent has `traceId`; oldest first, at most `limit`.
+   */
+  listReplies(input: {
+    podId: string;
+    after: string;
+    agentIds: string[];
+    traceId: string | null;
+    limit: number;
+  }): Promise<MessageRecord[]>;
 
   // memory
   getMemory(agentId: string): Promise<MemoryRecord | null>;

@@ -1,8 +1,8 @@
 /**
  * Store operations for the event queue: enqueue, claim with leases (a claim for a poll named by `pollId`
  * replays that poll's deliveries while they are held), ack and batch ack, renew, release, retire, requeue,
- * cancel (and the watch's read of a delivery, the double-texting cancel of held deliveries), views
- * (semantics: ../README.md).
+ * cancel (and the watch's read of a delivery, the double-texting cancel of held deliveries), views, and
+ * the trace view's reads of an event's cause and delivery history (semantics: ../README.md).
  */
 import type { Canceller, DeliveredEvent, EventRecord, NewEvent, QueueStats } from "../records.js";
 
@@ -77,6 +77,30 @@ export type CancellationState =
   | { status: "held"; leaseExpiresAt: number }
   /** Anything else: another delivery, released, acked, lease ended, failed, or cancelled while not held. */
   | { status: "lease_lost" };
+
+/**
+ * One recorded transition of an event (event_history, written by the store itself when the event's row
+ * changes; feature `trace-context`). Only what the event row does not keep: a delivery renewed, released or
+ * found ended (claimed again, retired, cancelled after its lease), and the event failing or cancelled. A
+ * claim and an ack are not rows (the first row of a delivery, `leaseWas`, or the event row tells them).
+ */
+export interface EventTransition {
+  eventId: string;
+  kind: "renewed" | "released" | "expired" | "failed" | "cancelled";
+  /** The row's own instant (a lease end, failedAt, cancelledAt), else the store's clock at the change. */
+  at: number;
+  /** The event's `attempts` then: the delivery renewed, released, expired, or the last one before. */
+  attempt: number;
+  /** The delivery's lease end just before the change (null when none was held). */
+  leaseWas: number | null;
+  /** renewed: the new lease end; released: when the event is ready again (null on the last attempt). */
+  leaseExpiresAt: number | null;
+  /** released, failed, cancelled. */
+  reason: string | null;
+  /** cancelled: the canceller. */
+  byKind: Canceller["kind"] | null;
+  byId: string | null;
+}
 
 export interface ReleaseInput {
   agentId: string;
@@ -194,4 +218,10 @@ export interface EventsStore {
   }): Promise<CancellationState>;
   /** Which of these events are cancelled (the watch hub's sweep after missed announcements). */
   cancelledAmong(eventIds: string[]): Promise<string[]>;
+  /** The message that enqueued this event (NewEvent.messageId); null when none did or no such event. */
+  causeOf(eventId: string): Promise<string | null>;
+  /** The events this message enqueued, oldest first. */
+  messageEvents(messageId: string): Promise<EventRecord[]>;
+  /** The recorded transitions of these events, in the order they were recorded. */
+  eventHistory(eventIds: string[]): Promise<EventTransition[]>;
 }

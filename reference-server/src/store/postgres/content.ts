@@ -62,6 +62,20 @@ export function contentOps(db: Db): ContentOps {
       const rows = await db.query("SELECT * FROM messages WHERE id = $1", [id]);
       return rows[0] ? toMessage(rows[0]) : null;
     },
+    // The pod's messages after the root (messages_pod), by the events' agents, replying to it or in its trace.
+    async listReplies({ podId, after, agentIds, traceId, limit }) {
+      if (agentIds.length === 0) return [];
+      const rows = await db.query(
+        `SELECT * FROM messages
+          WHERE pod_id = $1 AND seq > (SELECT seq FROM messages WHERE id = $2 AND pod_id = $1)
+            AND author_kind = 'agent' AND author_id = ANY($3::text[])
+            AND (reply_to_message_id = $2 OR substr(traceparent, 4, 32) = $4)
+          ORDER BY seq LIMIT $5`,
+        [podId, after, agentIds, traceId, limit],
+      );
+      return rows.map(toMessage);
+    },
+
     async listMessages({ podId, limit, before }) {
       const rows =
         before === undefined

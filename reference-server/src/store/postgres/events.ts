@@ -3,7 +3,7 @@
  * enqueue or requeue (`enqueue.ts`, NOTIFY in the same statement), is leased by the one-statement claim
  * that first retires the agent's exhausted leases (`claim.ts`, with the replay of a poll named by
  * `pollId`), and is settled by its holder — ack, batch ack, renew, release (`settle.ts`) — or leaves as
- * failed (`retire.ts`) or cancelled (`cancel.ts`); `reads.ts` answers when an agent's events become
+ * failed (`retire.ts`) or cancelled (`cancel.ts`); `history.ts` reads what the trace view shows; `reads.ts` answers when an agent's events become
  * ready and the queue's views.
  * What ready, held, exhausted and the delivery fence mean is written once, in `lease-rules.ts`; every
  * statement here is composed from those names.
@@ -13,6 +13,7 @@ import type { Db } from "./db.js";
 import { cancelOps } from "./events/cancel.js";
 import { claimOps } from "./events/claim.js";
 import { enqueueOps } from "./events/enqueue.js";
+import { historyOps } from "./events/history.js";
 import { readOps } from "./events/reads.js";
 import { retireOps } from "./events/retire.js";
 import { settleOps, type WriteAcks } from "./events/settle.js";
@@ -26,5 +27,6 @@ export function eventOps(db: Db, acks?: WriteAcks): Pick<StoreOps, EventOpName> 
     ...retireOps(db),
     ...readOps(db),
     ...cancelOps(db),
+    ...historyOps(db),
   };
 }

@@ -39,6 +39,14 @@ export function contentOps({ db }: SqliteContext): ContentOps {
          AND seq < (SELECT seq FROM messages WHERE id = @before AND pod_id = @podId)
        ORDER BY seq DESC LIMIT @limit`,
     ),
+    // The pod's messages after the root (messages_pod), by the events' agents, replying to it or in its trace.
+    listReplies: db.prepare(
+      `SELECT * FROM messages WHERE pod_id = @podId
+         AND seq > (SELECT seq FROM messages WHERE id = @after AND pod_id = @podId)
+         AND author_kind = 'agent' AND author_id IN (SELECT value FROM json_each(@agentIds))
+         AND (reply_to_message_id = @after OR substr(traceparent, 4, 32) = @traceId)
+       ORDER BY seq LIMIT @limit`,
+    ),
     getMemory: db.prepare("SELECT * FROM memory WHERE agent_id = ?"),
     putMemory: db.prepare(PUT_MEMORY.sql),
     getIdem: db.prepare("SELECT * FROM idempotency_records WHERE agent_id = ? AND key = ?"),
@@ -79,6 +87,12 @@ export function contentOps({ db }: SqliteContext): ContentOps {
           ? q.listMessages.all(podId, limit)
           : q.listMessagesBefore.all({ podId, limit, before })) as Row[]
       ).map(toMessage),
+    listReplies: ({ podId, after, agentIds, traceId, limit }) =>
+      agentIds.length === 0
+        ? []
+        : (
+            q.listReplies.all({ podId, after, agentIds: JSON.stringify(agentIds), traceId, limit }) as Row[]
+          ).map(toMessage),
     getMemory,
     // One writer at a time already (BEGIN IMMEDIATE + the store's transaction lock): a plain read suffices.
     getMemoryForUpdate: getMemory,

@@ -15,19 +15,21 @@ import { eventReader } from "./reads.js";
 type EnqueueOps = Pick<StoreOps, "enqueueEvents" | "requeueEvent">;
 
 // The payloads go to event_payloads under the seq each event row got (migrations/004), with the pod and
-// the event's id that the pod's listing reads there (migrations/008), in the same statement.
+// the event's id that the pod's listing reads there (migrations/008) and the message that caused it, which
+// the trace view reads there (migrations/013), in the same statement.
 const ENQUEUE = `
   WITH n AS (
     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::json[], $6::bigint[], $9::json[],
-                         $10::text[], $11::text[])
-      WITH ORDINALITY AS n(id, agent_id, pod_id, type, payload, created_at, supersedes, traceparent, tracestate, ord)),
+                         $10::text[], $11::text[], $12::text[])
+      WITH ORDINALITY AS n(id, agent_id, pod_id, type, payload, created_at, supersedes, traceparent, tracestate,
+                           message_id, ord)),
   ins AS (
     INSERT INTO events (id, agent_id, pod_id, type, created_at, state, attempts, supersedes, traceparent, tracestate)
     SELECT id, agent_id, pod_id, type, created_at, 'pending', 0, supersedes, traceparent, tracestate FROM n ORDER BY ord
     RETURNING seq, id, agent_id),
   payloads AS (
-    INSERT INTO event_payloads (seq, payload, pod_id, event_id)
-    SELECT ins.seq, n.payload, n.pod_id, ins.id FROM ins JOIN n ON n.id = ins.id)
+    INSERT INTO event_payloads (seq, payload, pod_id, event_id, message_id)
+    SELECT ins.seq, n.payload, n.pod_id, ins.id, n.message_id FROM ins JOIN n ON n.id = ins.id)
   SELECT a.agent_id, pg_notify($7, $8 || a.agent_id) FROM (SELECT DISTINCT agent_id FROM ins) a`;
 
 export function enqueueOps(db: Db): EnqueueOps {
@@ -49,6 +51,7 @@ export function enqueueOps(db: Db): EnqueueOps {
           events.map((e) => (e.supersedes && e.supersedes.length > 0 ? json(e.supersedes) : null)),
           events.map((e) => e.traceparent ?? null),
           events.map((e) => e.tracestate ?? null),
+          events.map((e) => e.messageId ?? null),
         ],
         "cap_enqueue",
       );

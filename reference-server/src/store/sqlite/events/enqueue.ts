@@ -22,7 +22,7 @@ export function enqueueOps({ db, notify }: SqliteContext): EnqueueOps {
        VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)`,
     ),
     insertPayload: db.prepare(
-      "INSERT INTO event_payloads (seq, payload, pod_id, event_id) VALUES (?, ?, ?, ?)",
+      "INSERT INTO event_payloads (seq, payload, pod_id, event_id, message_id) VALUES (?, ?, ?, ?, ?)",
     ),
     get: db.prepare(`SELECT ${EVENT_COLUMNS} FROM ${EVENT_ROWS} WHERE e.id = ?`),
     requeue: db.prepare(`UPDATE events SET ${REQUEUE} WHERE id = ? AND ${FAILED}`),
@@ -41,7 +41,13 @@ export function enqueueOps({ db, notify }: SqliteContext): EnqueueOps {
           e.traceparent ?? null,
           e.tracestate ?? null,
         );
-        q.insertPayload.run(lastInsertRowid, JSON.stringify(e.payload ?? {}), e.podId, e.id);
+        q.insertPayload.run(
+          lastInsertRowid,
+          JSON.stringify(e.payload ?? {}),
+          e.podId,
+          e.id,
+          e.messageId ?? null,
+        );
       }, `event ${e.id}`);
   });
 
