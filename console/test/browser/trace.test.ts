@@ -199,6 +199,8 @@ describe("the trace view of the dev console, on the demo", () => {
     await page.locator("#toast").evaluate((t) => {
       (t as HTMLElement).hidden = true;
     });
+    // A short window: the full-page picture ends where the view does.
+    await page.setViewportSize({ width: 1280, height: 600 });
     await page.screenshot({ path: shot, fullPage: true });
     if (process.env.CAP_DOCS_SCREENSHOT === "1") copyFileSync(shot, docsShot);
     console.log(`screenshot: ${shot}`);
