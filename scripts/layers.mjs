@@ -132,7 +132,7 @@ export const PACKAGES = {
   },
   // The console: the Fastify plugin (src/) → its test kit; the browser app: main.js (wiring) → panels
   // (one per section of the page) → page helpers and the shared session (dom.js, session.js) → the admin
-  // API client and the model (pure functions).
+  // API client and the models (pure functions: the console's, the trace view's).
   console: {
     roots: ["src", "public/js"],
     layers: [
@@ -141,7 +141,10 @@ export const PACKAGES = {
       { name: "main", path: any("public/js/main\\.js$") },
       { name: "panels", path: any("public/js/panels/") },
       { name: "page", path: any("public/js/dom\\.js$", "public/js/session\\.js$") },
-      { name: "model", path: any("public/js/api\\.js$", "public/js/model\\.js$") },
+      {
+        name: "model",
+        path: any("public/js/api\\.js$", "public/js/model\\.js$", "public/js/trace-model\\.js$"),
+      },
     ],
   },
   // The docs site builder: build.mjs (and includes.mjs, which writes included files into the markdown) → page makers (layout, benchmarks, openapi, requirements, site map)

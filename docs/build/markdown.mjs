@@ -4,12 +4,14 @@
  * What it adds on top of plain marked: stable heading ids (GitHub-style slugs, so `CAP.md#events` keeps
  * working), links between `.md` sources rewritten to the built `.html` pages (relative, so the site works
  * under any prefix, e.g. the kernel's `/docs/`), `<!-- include: path -->` regions that hold a real, CI-tested
- * file as a code block (written by includes.mjs for GitHub, checked here against the file), and a list of the page's headings for the table of contents.
+ * file as a code block (written by includes.mjs for GitHub, checked here against the file), images from the
+ * docs' own assets (docs/build/assets/, which the site serves as assets/), and a list of the page's headings
+ * for the table of contents.
  *
  * Must never: fetch anything, or leave a link pointing at a `.md` file that was not built.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { dirname, extname, relative, resolve } from "node:path";
+import { dirname, extname, isAbsolute, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import hljs from "highlight.js";
 import { Marked } from "marked";
@@ -106,6 +108,11 @@ export function renderMarkdown(source, ctx) {
           (_m, href) => `href="${escapeHtml(rewriteHref(href, ctx) ?? href)}"`,
         );
       },
+      image({ href, title, text }) {
+        const src = imageSrc(href, ctx);
+        const t = title ? ` title="${escapeHtml(title)}"` : "";
+        return `<img src="${escapeHtml(src)}" alt="${escapeHtml(text)}"${t}>`;
+      },
       link({ href, title, tokens }) {
         const inner = this.parser.parseInline(tokens);
         const target = rewriteHref(href, ctx);
@@ -159,6 +166,22 @@ export function rewriteHref(href, ctx) {
   if (copied === null) return null;
   const rel = relativeHref(ctx.fromHref, copied);
   return fragment ? `${rel}#${fragment}` : rel;
+}
+
+const ASSETS = resolve(REPO, "docs", "build", "assets");
+
+/**
+ * Maps an image written in a .md file to the built site: one under docs/build/assets/ (the folder GitHub
+ * shows it from) to the site's assets/ copy of that folder; any other repository file as a link's copy.
+ * An image that does not exist fails the build.
+ */
+export function imageSrc(href, ctx) {
+  if (/^[a-z]+:/i.test(href)) return href;
+  const abs = resolve(dirname(ctx.file), decodeURIComponent(href));
+  const inAssets = relative(ASSETS, abs);
+  if (inAssets.startsWith("..") || isAbsolute(inAssets)) return rewriteHref(href, ctx);
+  if (!existsSync(abs)) throw new Error(`${ctx.file}: image ${href}, which does not exist`);
+  return relativeHref(ctx.fromHref, `assets/${inAssets.split(sep).join("/")}`);
 }
 
 /** The relative href from one site page to another (both site-relative, "/"-separated). */

@@ -64,6 +64,7 @@ export const NAV = [
     section: "Tools",
     items: [
       { src: "console.md", href: "console.html", title: "Dev console" },
+      { src: "observability.md", href: "observability.html", title: "Observability" },
       { src: "security.md", href: "security.html", title: "Security model" },
       {
         src: "mocking-production.md",

@@ -154,6 +154,12 @@ describe("markdown", () => {
     expect(html).toContain('<span class="repo-path">dir</span>');
   });
 
+  it("shows an image of the docs' assets from the site's assets/, and fails on one that does not exist", () => {
+    const { html } = renderMarkdown('![the site icon](../build/assets/favicon.svg "icon")', ctx);
+    expect(html).toContain('<img src="../assets/favicon.svg" alt="the site icon" title="icon">');
+    expect(() => renderMarkdown("![x](../build/assets/nowhere.png)", ctx)).toThrow(/does not exist/);
+  });
+
   it("gives headings ids, numbering duplicates, and highlights known languages", () => {
     const { html, headings } = renderMarkdown("# T\n## A\n## A\n```ts\nconst a = 1;\n```", ctx);
     expect(headings.map((h) => h.id)).toEqual(["t", "a", "a-1"]);

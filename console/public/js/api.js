@@ -87,6 +87,14 @@ export function createApi({ token, fetch: fetchImpl = globalThis.fetch.bind(glob
      */
     cancelEvent: (podId, eventId, reason) =>
       call("POST", `/api/pods/${enc(podId)}/events/${enc(eventId)}/cancel`, reason ? { reason } : {}),
+    /**
+     * One message's story from the kernel's own records (TraceView): the message, the events it enqueued,
+     * every delivery, ack and reply. @param {string} podId @param {string} messageId
+     */
+    messageTrace: (podId, messageId) =>
+      call("GET", `/api/pods/${enc(podId)}/messages/${enc(messageId)}/trace`),
+    /** The same view for an event, rooted at its cause message when it has one. @param {string} podId @param {string} eventId */
+    eventTrace: (podId, eventId) => call("GET", `/api/pods/${enc(podId)}/events/${enc(eventId)}/trace`),
     /** @param {string} eventId */
     requeue: (eventId) => call("POST", `/api/admin/dead-letters/${enc(eventId)}/requeue`),
   };

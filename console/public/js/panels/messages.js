@@ -1,10 +1,11 @@
 // @ts-check
 /**
  * The messages panel: the pod's messages oldest first (kept scrolled to the bottom when it was there),
- * and the composer that posts as the human (Ctrl/⌘+Enter sends).
+ * each with a link to its trace, and the composer that posts as the human (Ctrl/⌘+Enter sends).
  */
 import { $, describeError, h, toast } from "../dom.js";
 import { timeOf } from "../model.js";
+import { traceHref } from "../trace-model.js";
 
 /** @param {import("../session.js").PanelContext} ctx */
 export function createMessagesPanel({ session, refresh }) {
@@ -55,6 +56,15 @@ export function createMessagesPanel({ session, refresh }) {
               h("span", { class: `kind ${author.kind ?? ""}` }, author.kind ?? ""),
               h("time", { datetime: m.createdAt }, timeOf(m.createdAt)),
               m.replyToMessageId ? h("span", { class: "reply" }, "reply") : null,
+              h(
+                "a",
+                {
+                  class: "trace-link",
+                  href: traceHref({ podId: session.podId ?? "", messageId: m.id }),
+                  title: "Follow this message through the kernel: its events, deliveries, acks and replies",
+                },
+                "trace",
+              ),
             ),
             h("div", { class: "content" }, m.content),
           );

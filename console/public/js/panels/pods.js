@@ -30,6 +30,13 @@ export function createPodPicker({ session, onSelect }) {
       select.value = pick.id;
       onSelect(pick.id);
     },
+    /** Chooses a pod of the list (a trace link names its pod); false when the person has no such pod. */
+    choose(/** @type {string} */ podId) {
+      if (![...select.options].some((o) => o.value === podId)) return false;
+      select.value = podId;
+      onSelect(podId);
+      return true;
+    },
     hide() {
       picker().hidden = true;
     },

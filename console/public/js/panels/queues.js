@@ -6,7 +6,7 @@
  *
  * A running delivery (leased, lease running) has a Stop button: it cancels the event as the signed-in human
  * (feature `cancel`), and a cancelled event shows its reason, when, and who stopped it. A failed Stop says
- * why in its row and in a toast, and the button comes back.
+ * why in its row and in a toast, and the button comes back. Every row links to its event's trace view.
  */
 import { ApiError } from "../api.js";
 import { $, describeError, h, toast } from "../dom.js";
@@ -25,6 +25,7 @@ import {
   stopOutcome,
   timeOf,
 } from "../model.js";
+import { traceHref } from "../trace-model.js";
 
 const HEADINGS = ["Event", "Type", "State", "Attempts", "Lease", "Release", "Created", ""];
 
@@ -148,6 +149,15 @@ export function createQueuesPanel({ session, refresh }) {
               stopping.has(e.id) ? "Stopping…" : "Stop",
             )
           : null,
+        h(
+          "a",
+          {
+            class: "trace-link",
+            href: traceHref({ podId: session.podId ?? "", eventId: e.id }),
+            title: "This event's story: its cause, every delivery, the ack and the reply",
+          },
+          "Trace",
+        ),
         stopErrors.has(e.id) ? stopError(stopErrors.get(e.id)) : null,
       ),
     );
