@@ -7,6 +7,9 @@
  * A mention with `sleep N` (N ≤ 300 seconds) makes it work that long before answering, watching the event
  * for a cancel meanwhile (the watch also keeps its lease): a Stop in the console ends the turn at once, with
  * nothing posted and the event acked `cancelled`.
+ *
+ * Every request made for an event (watch, reply, ack) carries the event's trace context, as CAP's
+ * trace-context feature asks of a driver, so a tracing kernel exports the whole story as one trace.
  */
 import { CAP_BASE_PATH } from "@commonly/cap-spec/constants";
 
@@ -38,6 +41,14 @@ interface CapEvent {
   podId: string;
   attempts: number;
   payload: { messageId?: string; content?: string; author?: { name?: string } };
+  traceContext?: { traceparent: string; tracestate?: string };
+}
+
+/** `headers` plus the event's trace context, so everything done for `e` joins the trace of what caused it. */
+function forEvent(headers: Record<string, string>, e: CapEvent): Record<string, string> {
+  const t = e.traceContext;
+  if (!t) return headers;
+  return { ...headers, traceparent: t.traceparent, ...(t.tracestate ? { tracestate: t.tracestate } : {}) };
 }
 
 export function startEchoDriver({ baseUrl, token, name, log = () => {} }: EchoDriverOptions) {
@@ -54,7 +65,7 @@ export function startEchoDriver({ baseUrl, token, name, log = () => {} }: EchoDr
       if (left <= 0) return "done";
       const wait = Math.min(20, left);
       const r = await fetch(`${api}/events/${e.id}/cancellation?attempts=${e.attempts}&waitSeconds=${wait}`, {
-        headers,
+        headers: forEvent(headers, e),
         signal: stop.signal,
       });
       if (r.status === 409) return "lost";
@@ -80,7 +91,7 @@ export function startEchoDriver({ baseUrl, token, name, log = () => {} }: EchoDr
       const reply = echoText(text, name);
       const r = await fetch(`${api}/pods/${e.podId}/messages`, {
         method: "POST",
-        headers: { ...headers, "idempotency-key": `echo-${e.id}` },
+        headers: { ...forEvent(headers, e), "idempotency-key": `echo-${e.id}` },
         body: JSON.stringify({ content: `echo: ${reply}`, replyToMessageId: e.payload.messageId }),
         signal: stop.signal,
       });
@@ -107,7 +118,7 @@ export function startEchoDriver({ baseUrl, token, name, log = () => {} }: EchoDr
           if (outcome === "lost") continue;
           const r = await fetch(`${api}/events/${e.id}/ack`, {
             method: "POST",
-            headers,
+            headers: forEvent(headers, e),
             body: JSON.stringify({ result: { outcome } }),
             signal: stop.signal,
           });

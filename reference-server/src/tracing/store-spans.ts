@@ -56,7 +56,11 @@ export function tracedStore(store: Store, tracer: Tracer): Store {
       span.setAttribute(MESSAGING_BATCH_MESSAGE_COUNT, r.length),
     ),
     enqueueEvents: counted(store.enqueueEvents),
+    // The body runs in the caller's context: a group commit runs it from another caller's batch.
     transaction: <T>(fn: (tx: StoreOps) => Promise<T>) =>
-      spanned("commit", () => store.transaction((tx) => fn(inTransaction(tx))))(),
+      spanned("commit", () => {
+        const caller = context.active();
+        return store.transaction((tx) => context.with(caller, () => fn(inTransaction(tx))));
+      })(),
   };
 }

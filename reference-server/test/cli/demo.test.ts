@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { type ReceivedSpan, startOtlpReceiver } from "../../src/testing/index.js";
 import { BIN } from "../helpers/process.js";
 
 const running: ChildProcess[] = [];
@@ -17,12 +18,13 @@ afterEach(() => {
 });
 
 /** `cwd` given: the demo runs there on its own default database (no --db). */
-function startDemo(extra: string[], cwd?: string) {
+function startDemo(extra: string[], cwd?: string, env?: Record<string, string>) {
   const db = `sqlite:${join(mkdtempSync(join(tmpdir(), "cap-demo-")), "demo.db")}`;
   const args = cwd ? ["demo", "--port", "0", ...extra] : ["demo", "--port", "0", "--db", db, ...extra];
   const proc = spawn(process.execPath, [BIN, ...args], {
     stdio: ["ignore", "pipe", "pipe"],
     ...(cwd ? { cwd, env: { ...process.env, CAP_DB: "" } } : {}),
+    ...(env ? { env: { ...process.env, ...env } } : {}),
   });
   running.push(proc);
   let out = "";
@@ -139,6 +141,61 @@ describe("cap-kernel demo", () => {
     });
     expect(reply.author.name).toBe("echo");
     expect(reply.content).toMatch(/ping/);
+  });
+
+  it("with OTEL_EXPORTER_OTLP_ENDPOINT set, exports an @echo story (post, send, poll, reply, ack) as one trace", async () => {
+    const receiver = await startOtlpReceiver();
+    try {
+      const demo = startDemo([], undefined, {
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/json",
+        OTEL_BSP_SCHEDULE_DELAY: "50",
+      });
+      const out = await bannerOf(demo);
+      const url = /running at (http:\/\/\S+)/.exec(out)![1]!;
+      const human = /human token\s+(cm_user_[0-9a-f]{64})/.exec(out)![1]!;
+      const podId = /pod id\s+(\S+)/.exec(out)![1]!;
+      // As the console posts: no traceparent, so the kernel's send span is the story's root.
+      const posted = await fetch(`${url}/api/pods/${podId}/messages`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${human}`, "content-type": "application/json" },
+        body: JSON.stringify({ content: "trace me @echo" }),
+      });
+      expect(posted.status).toBe(201);
+      const named = (s: ReceivedSpan[], name: string) => s.filter((x) => x.name === name);
+      const POST = "POST /api/pods/:podId/messages";
+      const ACK = "POST /api/agents/runtime/events/:id/ack";
+      const REPLY = "POST /api/agents/runtime/pods/:podId/messages";
+      // The demo's own first message is another story: this one is the trace the console-style post started.
+      const storyOf = (s: ReceivedSpan[]) => {
+        const root = named(s, POST)[0];
+        return root ? s.filter((x) => x.traceId === root.traceId) : [];
+      };
+      const spans = await receiver.waitForSpans((s) => {
+        const story = storyOf(s);
+        return named(story, ACK).length > 0 && named(story, REPLY).length > 0;
+      });
+      const story = storyOf(spans);
+      const root = named(story, POST)[0]!;
+      expect(root.parentSpanId).toBeUndefined();
+      const send = named(story, "send")[0]!;
+      const ancestors = (x: ReceivedSpan): string[] => {
+        const parent = story.find((p) => p.spanId === x.parentSpanId);
+        return parent ? [parent.spanId, ...ancestors(parent)] : [];
+      };
+      expect(ancestors(send)).toContain(root.spanId);
+      // The echo driver forwarded the event's context: its reply and its ack are children of the send span.
+      expect(named(story, REPLY)[0]!.parentSpanId).toBe(send.spanId);
+      expect(named(story, ACK)[0]!.parentSpanId).toBe(send.spanId);
+      // The poll that claimed the event is its own trace, linked to the send span.
+      const receive = spans.find(
+        (x) => x.name === "receive" && x.links.some((l) => l.spanId === send.spanId),
+      );
+      expect(receive?.links.find((l) => l.spanId === send.spanId)?.traceId).toBe(send.traceId);
+      await demo.stop();
+    } finally {
+      await receiver.close();
+    }
   });
 
   it("runs the --driver command for agent echo with CAP_URL and CAP_TOKEN", async () => {
