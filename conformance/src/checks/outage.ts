@@ -22,8 +22,8 @@ import { firstDelivery, leaseMs } from "./leases.js";
 const NO_HOOK =
   "no store-outage hook (fixture storeOutage {down, up}, or --store-down-cmd and --store-up-cmd)";
 
-/** How long the kernel may take to serve again once the up command has exited. */
-const recoveryMs = (ctx: CheckContext) => Math.round(10_000 * ctx.timing.timeScale);
+/** How long the kernel may take to serve again once the up command has exited: as for an event to arrive. */
+const recoveryMs = (ctx: CheckContext) => arrival(ctx.timing);
 
 function runHook(ctx: CheckContext, cmd: string): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
