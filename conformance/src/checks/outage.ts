@@ -252,9 +252,9 @@ export const outageChecks = [
         exchange: mem,
       });
       const ack = await b.ack(held.event.id);
-      ctx.expect("CAP-ERR-12", ack.status === 200 && (ack.body as { ok?: unknown })?.ok === true, {
+      ctx.expect("CAP-ERR-12", ack.status >= 200 && ack.status < 300, {
         message: "an ack of a delivery made before the outage was not accepted after it",
-        expected: 'HTTP 200 {"ok": true}',
+        expected: "HTTP 2xx, as before the outage",
         actual: `HTTP ${ack.status} ${ack.exchange.responseBody.slice(0, 300)}`,
         exchange: ack,
       });
