@@ -1,10 +1,10 @@
 /**
  * Broken kernels of store outages, each in front of the real kernel whose store the fixture's hook takes
- * away: 503 without Retry-After, 500 instead of 503, a refused post applied once the store is back, and a
- * kernel that never serves again after an outage.
+ * away: 503 without Retry-After, 500 instead of 503, no answer at all, a refused post applied once the
+ * store is back, and a kernel that never serves again after an outage.
  */
 import { type BrokenKernel, is } from "./env.js";
-import { type ProxyRequest, type Reply, reply } from "./proxy.js";
+import { HangUp, type ProxyRequest, type Reply, reply } from "./proxy.js";
 
 const storeUnavailable = (res: Reply) =>
   res.status === 503 && (res.json as { code?: unknown } | undefined)?.code === "store_unavailable";
@@ -29,6 +29,17 @@ export const outageKernels: BrokenKernel[] = [
     make: () => ({
       response: (_req, res) =>
         storeUnavailable(res) ? reply(500, { code: "internal_error", message: "Internal error." }) : res,
+    }),
+  },
+  {
+    name: "hangs up without an answer while its store is down",
+    breaks: "CAP-ERR-9",
+    only: ["outage.store-unavailable"],
+    make: () => ({
+      response(_req, res) {
+        if (storeUnavailable(res)) throw new HangUp();
+        return res;
+      },
     }),
   },
   {
