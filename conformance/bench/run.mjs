@@ -2,7 +2,8 @@
 // Benchmark: the whole conformance suite against the reference kernel with a 1-second lease, wall time
 // (goal: under 30 s), then the whole driver suite (`cap-conformance driver`) against the SDK's echo example
 // (goal: at most 60 s). Run: pnpm --filter @commonly/cap-conformance bench  (or: node conformance/bench/run.mjs)
-// Kernel part: starts `cap-kernel serve` on a fresh SQLite file, provisions the fixture, runs the built CLI.
+// Kernel part: starts `cap-kernel serve` on a fresh SQLite file, provisions the fixture with the store-outage
+// hook (the kit's storeOutageSwitch: this process takes the file's write lock), runs the built CLI.
 // Driver part: CAP_BENCH_DRIVER_COMMAND overrides the driver (default: node examples/echo-ts/dist/echo.js);
 // CAP_BENCH_ONLY=kernel|driver runs one part. Prints wall times and the exact commands. A benchmark, not a
 // test: it reports, it does not assert the goals.
@@ -13,6 +14,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { storeOutageSwitch } from "@commonly/cap-kernel/testing";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const cli = join(here, "..", "dist", "bin.js");
@@ -63,7 +65,12 @@ const db = `sqlite:${join(dir, "kernel.db")}`;
 const url = `http://127.0.0.1:${port}`;
 const common = ["--db", db, "--lease-seconds", String(lease), "--max-attempts", String(maxAttempts)];
 const serveArgs = ["serve", "--port", String(port), "--log-level", "warn", ...common];
-const kernel = spawn(process.execPath, [kernelBin, ...serveArgs], { stdio: ["ignore", "ignore", "inherit"] });
+const outage = await storeOutageSwitch(db);
+// A locked file answers 503 after 250 ms instead of 5 s (the outage checks wait for each refusal).
+const kernel = spawn(process.execPath, [kernelBin, ...serveArgs], {
+  stdio: ["ignore", "ignore", "inherit"],
+  env: { ...process.env, CAP_SQLITE_BUSY_TIMEOUT_MS: "250" },
+});
 try {
   for (let i = 0; ; i++) {
     if (
@@ -77,17 +84,16 @@ try {
     await new Promise((r) => setTimeout(r, 50));
   }
   const fixture = join(dir, "fixture.json");
-  writeFileSync(
-    fixture,
-    execFileSync(process.execPath, [
-      kernelBin,
-      "provision",
-      "--for-conformance",
-      "--base-url",
-      url,
-      ...common,
-    ]),
+  const provisioned = JSON.parse(
+    execFileSync(
+      process.execPath,
+      [kernelBin, "provision", "--for-conformance", "--base-url", url, ...common],
+      {
+        encoding: "utf8",
+      },
+    ),
   );
+  writeFileSync(fixture, JSON.stringify({ ...provisioned, storeOutage: outage.commands }, null, 2));
   // The reference kernel's known failures (this file can only shrink; see test/).
   const baseline = join(here, "..", "test", "reference-kernel.expected-failures.yaml");
   const runArgs = ["run", "--fixture", fixture, "--baseline", baseline, ...process.argv.slice(2)];
@@ -102,6 +108,7 @@ try {
   );
 } finally {
   kernel.kill("SIGTERM");
+  await outage.close();
 }
 if (part !== "kernel") await driverBench();
 process.stdout.write(`${lines.join("\n")}\n`);

@@ -28,6 +28,7 @@ export const families = [
   "memory",
   "decisions",
   "errors",
+  "outage",
   "compat",
   "schema",
   "pull-only",
@@ -49,6 +50,11 @@ export interface Check extends CheckIdentity {
    * queue lane; the others run beside it, one at a time, in the second lane.
    */
   readonly queue?: boolean;
+  /**
+   * Runs with no other check beside it, after both lanes and before the aggregates: it takes the kernel's
+   * store away (the store-outage hook), which would fail any check running at the same time.
+   */
+  readonly alone?: boolean;
   /** Runs after every other check (aggregates over the whole run). */
   readonly last?: boolean;
   run(ctx: CheckContext): Promise<void>;

@@ -72,6 +72,8 @@ function program(io: Io, done: (code: Promise<number>) => void): Command {
       "--trigger-cmd <cmd>",
       "command that makes the kernel enqueue an event for {agent} carrying {nonce}",
     )
+    .option("--store-down-cmd <cmd>", "command that makes the kernel's store unavailable (outage checks)")
+    .option("--store-up-cmd <cmd>", "command that makes the kernel's store available again")
     .option(
       "--claim <feature>",
       `claim an optional feature (${features.join(", ")}); its checks become mandatory`,

@@ -10,7 +10,9 @@ import { join } from "node:path";
 import {
   freshSqliteUrl,
   provisionConformance,
+  type StoreOutageSwitch,
   startKernel,
+  storeOutageSwitch,
   type TestKernel,
 } from "@commonly/cap-kernel/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -23,18 +25,22 @@ import { type Mutation, reply, startProxy } from "./broken/proxy.js";
 import { runCli } from "./support/run-cli.js";
 
 let kernel: TestKernel;
+let outage: StoreOutageSwitch;
 let fixturePath: string;
 let env: BrokenEnv;
 const out = mkdtempSync(join(tmpdir(), "cap-conformance-broken-"));
 
 beforeAll(async () => {
   const db = freshSqliteUrl();
+  // The fixture's store-outage hook: this process takes the SQLite file's write lock (outage.* checks).
+  outage = await storeOutageSwitch(db);
   kernel = await startKernel({ db, leaseSeconds: 1, maxAttempts: 3, provision: false });
   const { path, fixture } = await provisionConformance({
     db,
     leaseSeconds: 1,
     maxAttempts: 3,
     baseUrl: kernel.url,
+    storeOutage: outage.commands,
   });
   fixturePath = path;
   const agents = fixture.agents as { token: string }[];
@@ -45,6 +51,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await kernel?.stop();
+  await outage?.close();
 });
 
 interface Report {

@@ -2,8 +2,10 @@
  * The suite proves itself against the reference kernel: every applicable check passes (exit 0) on SQLite,
  * on PostgreSQL, and on two PostgreSQL replicas given as two --url values; the JSON report validates
  * against the published report schema; and on the plain store of each dialect (no accelerators, as
- * `serve --no-accelerate` runs it). Known kernel bugs live in reference-kernel.expected-failures.yaml
- * (which can only shrink).
+ * `serve --no-accelerate` runs it). Every run's fixture carries the store-outage hook (the kit's
+ * storeOutageSwitch: the SQLite file's write lock taken by this process, or a TCP proxy to PostgreSQL that
+ * cuts every connection), so the outage checks run, never skip. Known kernel bugs live in
+ * reference-kernel.expected-failures.yaml (which can only shrink).
  */
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,7 +16,9 @@ import {
   pgSkipReason,
   pgTestUrl,
   provisionConformance,
+  type StoreOutageSwitch,
   startKernel,
+  storeOutageSwitch,
   type TestKernel,
 } from "@commonly/cap-kernel/testing";
 import Ajv2020 from "ajv/dist/2020.js";
@@ -32,14 +36,19 @@ const validateReport = ajv.compile(schema);
 
 const CLAIMS = ["release", "batch-ack", "poll-replay"];
 const kernels: TestKernel[] = [];
+const switches: StoreOutageSwitch[] = [];
 const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {
   for (const k of kernels) await k.stop();
+  for (const s of switches) await s.close();
   for (const c of cleanups) await c();
 });
 
 async function suiteAgainst(db: string, replicas: number, env?: NodeJS.ProcessEnv) {
-  const opts = { db, leaseSeconds: 1, maxAttempts: 3 };
+  // Every replica reaches the store through the switch, so the hook's outage is every replica's.
+  const outage = await storeOutageSwitch(db);
+  switches.push(outage);
+  const opts = { db: outage.db, leaseSeconds: 1, maxAttempts: 3 };
   const first = await startKernel({ ...opts, provision: false, ...(env ? { env } : {}) });
   kernels.push(first);
   const urls = [first.url];
@@ -48,7 +57,7 @@ async function suiteAgainst(db: string, replicas: number, env?: NodeJS.ProcessEn
     kernels.push(k);
     urls.push(k.url);
   }
-  const { path } = await provisionConformance({ ...opts, baseUrl: first.url });
+  const { path } = await provisionConformance({ ...opts, baseUrl: first.url, storeOutage: outage.commands });
   const out = mkdtempSync(join(tmpdir(), "cap-conformance-reports-"));
   const reports = ["json", "junit", "markdown", "html"].map((f) => `${f}=${join(out, `report.${f}`)}`);
   const args = [
@@ -77,6 +86,11 @@ function expectAllPassed(result: Awaited<ReturnType<typeof suiteAgainst>>) {
   expect(notPassed).toEqual([]);
   expect(cli.code, cli.stdout.slice(-3000)).toBe(0);
   expect(report.summary.skipped).toBe(0);
+  const outage = report.checks.filter((c: { family: string }) => c.family === "outage");
+  expect(outage.map((c: { id: string; status: string }) => `${c.id} ${c.status}`)).toEqual([
+    "outage.store-unavailable passed",
+    "outage.recovers passed",
+  ]);
   expect(report.target.claimed).toEqual(expect.arrayContaining(CLAIMS));
   for (const family of CLAIMS)
     expect(

@@ -67,7 +67,25 @@ describe("resolving settings", () => {
     expect(s).toMatchObject({ urls: ["http://flag.example:4"], leaseSeconds: 3, level: "should" });
   });
 
+  it("takes the store-outage hook from the fixture, the environment or flags, in that rising order", async () => {
+    const path = join(dir, "fixture-outage.json");
+    writeFileSync(path, JSON.stringify({ ...fixtureDoc, storeOutage: { down: "f-down", up: "f-up" } }));
+    expect((await resolveSettings({ fixture: path }, {})).storeOutage).toEqual({
+      down: "f-down",
+      up: "f-up",
+    });
+    const env = { CAP_CONFORMANCE_STORE_DOWN_CMD: "e-down", CAP_CONFORMANCE_STORE_UP_CMD: "e-up" };
+    expect((await resolveSettings({ fixture: path }, env)).storeOutage).toEqual({
+      down: "e-down",
+      up: "e-up",
+    });
+    const flags = { fixture: fixturePath, storeDownCmd: "x-down", storeUpCmd: "x-up" };
+    expect((await resolveSettings(flags, env)).storeOutage).toEqual({ down: "x-down", up: "x-up" });
+    expect((await resolveSettings({ fixture: fixturePath }, {})).storeOutage).toBeUndefined();
+  });
+
   const bad: [string, Parameters<typeof resolveSettings>[0], RegExp][] = [
+    ["a store-down command without a store-up command", { fixture: fixturePath, storeDownCmd: "x" }, /both/],
     ["no fixture", {}, /--fixture/],
     ["a missing fixture file", { fixture: join(dir, "nope.json") }, /cannot read fixture/],
     ["an unknown report format", { fixture: fixturePath, report: ["pdf=x.pdf"] }, /FORMAT=PATH/],
@@ -113,6 +131,14 @@ describe("parsing a fixture", () => {
       queuePath: "/api/admin/pods/{podId}/queue",
     });
     expect(f.revokedToken).toBe(token(4));
+  });
+
+  it("refuses a store-outage hook without both commands", () => {
+    expect(() => parseFixture({ ...fixtureDoc, storeOutage: { down: "x" } })).toThrow(/"down" and "up"/);
+    expect(parseFixture({ ...fixtureDoc, storeOutage: { down: "x", up: "y" } }).storeOutage).toEqual({
+      down: "x",
+      up: "y",
+    });
   });
 
   it("reads the human's routes when the fixture names them", () => {

@@ -38,6 +38,8 @@ for p in ${INPUT_SKIP:-}; do args+=(--skip "$p"); done
 [ -n "${INPUT_TIME_SCALE:-}" ] && args+=(--time-scale "$INPUT_TIME_SCALE")
 [ -n "${INPUT_BASELINE:-}" ] && args+=(--baseline "$INPUT_BASELINE")
 [ "$mode" = kernel ] && [ -n "${INPUT_TRIGGER_CMD:-}" ] && args+=(--trigger-cmd "$INPUT_TRIGGER_CMD")
+[ "$mode" = kernel ] && [ -n "${INPUT_STORE_DOWN_CMD:-}" ] && args+=(--store-down-cmd "$INPUT_STORE_DOWN_CMD")
+[ "$mode" = kernel ] && [ -n "${INPUT_STORE_UP_CMD:-}" ] && args+=(--store-up-cmd "$INPUT_STORE_UP_CMD")
 
 version="${INPUT_VERSION:-1}"
 if [ -n "${CAP_CONFORMANCE_BIN:-}" ]; then

@@ -23,7 +23,9 @@ import { memoryChecks } from "./memory.js";
 import { memorySyncChecks } from "./memory-sync.js";
 import { messageReadChecks } from "./message-read.js";
 import { messageChecks } from "./messages.js";
+import { outageChecks } from "./outage.js";
 import { pollReplayChecks } from "./poll-replay.js";
+import { pollReplayHeldChecks } from "./poll-replay-held.js";
 import { pullOnlyChecks } from "./pull-only.js";
 import { releaseChecks } from "./release.js";
 import { renewChecks } from "./renew.js";
@@ -46,6 +48,7 @@ export const allChecks: readonly Check[] = [
   ...releaseChecks,
   ...batchAckChecks,
   ...pollReplayChecks,
+  ...pollReplayHeldChecks,
   ...cancelChecks,
   ...cancelVerbChecks,
   ...cancelWatchChecks,
@@ -63,6 +66,7 @@ export const allChecks: readonly Check[] = [
   ...humanReplyChecks,
   ...errorChecks,
   ...limitChecks,
+  ...outageChecks,
   ...compatChecks,
   ...schemaChecks,
   ...pullOnlyChecks,

@@ -10,13 +10,15 @@ import type { Answer } from "../http/exchange.js";
 import { carries, collect, eventsOf, trigger } from "../queue.js";
 import { arrival, now, pause, pollInterval } from "../timing.js";
 
-const pollIdOf = (ctx: CheckContext) =>
+/** A fresh pollId (a nonce reduced to the pollId alphabet). */
+export const pollIdOf = (ctx: CheckContext) =>
   ctx
     .nonce()
     .replace(/[^A-Za-z0-9_-]/g, "")
     .slice(-64);
-const shape = (e: WireEvent) => ({ id: e.id, attempts: e.attempts, leaseExpiresAt: e.leaseExpiresAt });
-const ms = (t: string | undefined) => (t === undefined ? undefined : Date.parse(t));
+/** What a replay must repeat of a delivery: the event, its attempt and its lease. */
+export const shape = (e: WireEvent) => ({ id: e.id, attempts: e.attempts, leaseExpiresAt: e.leaseExpiresAt });
+export const ms = (t: string | undefined) => (t === undefined ? undefined : Date.parse(t));
 
 /** Trigger `n` events for b carrying fresh nonces and wait until b's queue holds them (without claiming). */
 async function readyEvents(ctx: CheckContext, n: number): Promise<string[]> {

@@ -32,6 +32,15 @@ export interface FixtureHuman {
   queuePath: string;
 }
 
+/**
+ * Commands that make the kernel's store unavailable and available again, each exiting 0 once it is so:
+ * the optional hook of the store-outage checks (CAP-ERR-9, CAP-ERR-12). Outside CAP, like `triggerCmd`.
+ */
+export interface StoreOutageHook {
+  down: string;
+  up: string;
+}
+
 export interface Fixture {
   urls: string[];
   leaseSeconds?: number;
@@ -46,6 +55,7 @@ export interface Fixture {
   human?: FixtureHuman;
   /** A runtime token the kernel has revoked (for `token_revoked`). */
   revokedToken?: string;
+  storeOutage?: StoreOutageHook;
 }
 
 /** The three agents a run needs: `a` and `b` share a pod, `c` is only in the other pod. */
@@ -122,6 +132,14 @@ export function parseFixture(doc: unknown, source = "fixture"): Fixture {
       queuePath: str(human.queuePath) ?? "/api/admin/pods/{podId}/queue",
     };
   if (str(d.revokedToken)) fixture.revokedToken = d.revokedToken as string;
+  if (d.storeOutage !== undefined) {
+    const hook = (d.storeOutage ?? {}) as Json;
+    const down = str(hook.down);
+    const up = str(hook.up);
+    if (!down || !up)
+      throw new ConfigError(`${source}: "storeOutage" needs both "down" and "up" (shell commands)`);
+    fixture.storeOutage = { down, up };
+  }
   castOf(fixture, source);
   return fixture;
 }

@@ -6,7 +6,7 @@
 import { readFile } from "node:fs/promises";
 import { type Feature, features } from "../features.js";
 import { ConfigError } from "./errors.js";
-import { type Fixture, parseFixture } from "./fixture.js";
+import { type Fixture, parseFixture, type StoreOutageHook } from "./fixture.js";
 
 export const reportFormats = ["json", "junit", "markdown", "html"] as const;
 export type ReportFormat = (typeof reportFormats)[number];
@@ -31,6 +31,8 @@ export interface Settings {
   reports: ReportTarget[];
   trace: boolean;
   triggerCmd?: string;
+  /** The store-outage hook (flags > env > fixture); without it the outage checks are skipped. */
+  storeOutage?: StoreOutageHook;
   claims: Feature[];
   canaryHost: string;
   requirements?: string;
@@ -51,6 +53,8 @@ export interface Flags {
   report?: string[];
   trace?: boolean;
   triggerCmd?: string;
+  storeDownCmd?: string;
+  storeUpCmd?: string;
   claim?: string[];
   canaryHost?: string;
   requirements?: string;
@@ -83,6 +87,8 @@ export function flagsFromEnv(env: NodeJS.ProcessEnv): Flags {
     report: list(e("REPORT")),
     trace: bool(e("TRACE")),
     triggerCmd: e("TRIGGER_CMD"),
+    storeDownCmd: e("STORE_DOWN_CMD"),
+    storeUpCmd: e("STORE_UP_CMD"),
     claim: list(e("CLAIM") ?? e("FEATURES")),
     canaryHost: e("CANARY_HOST"),
     requirements: e("REQUIREMENTS"),
@@ -165,6 +171,13 @@ export async function resolveSettings(flags: Flags, env: NodeJS.ProcessEnv = pro
   if (baseline) settings.baseline = baseline;
   const trigger = pick(flags.triggerCmd, fromEnv.triggerCmd) ?? fixture.triggerCmd;
   if (trigger) settings.triggerCmd = trigger;
+  const down = pick(flags.storeDownCmd, fromEnv.storeDownCmd) ?? fixture.storeOutage?.down;
+  const up = pick(flags.storeUpCmd, fromEnv.storeUpCmd) ?? fixture.storeOutage?.up;
+  if ((down === undefined) !== (up === undefined))
+    throw new ConfigError(
+      "the store-outage hook needs both commands: --store-down-cmd and --store-up-cmd (or storeOutage.down and .up in the fixture)",
+    );
+  if (down !== undefined && up !== undefined) settings.storeOutage = { down, up };
   const requirements = pick(flags.requirements, fromEnv.requirements);
   if (requirements) settings.requirements = requirements;
   return settings;

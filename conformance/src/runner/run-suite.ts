@@ -1,7 +1,8 @@
 /**
  * One conformance run, start to finish: load the manifest and error registry, start the canary, preflight
  * the kernel, drain the fixture queues, run the selected checks in two lanes (queue checks one at a time;
- * all other checks one at a time beside them; aggregates last), then judge the run against the baseline.
+ * all other checks one at a time beside them), then the checks that must run alone (store outages), then
+ * the aggregates, then judge the run against the baseline.
  * Throws ConfigError for configuration problems; the CLI maps that to exit code 2.
  */
 import { type Baseline, loadBaseline } from "../baseline.js";
@@ -113,9 +114,10 @@ export async function runSuite({ settings, checks, hooks, ...rest }: SuiteInput)
       for (const c of list) report(await executeCheck(c, run, manifest));
     };
     await Promise.all([
-      lane(runnable.filter((c) => c.queue && !c.last)),
-      lane(runnable.filter((c) => !c.queue && !c.last)),
+      lane(runnable.filter((c) => c.queue && !c.last && !c.alone)),
+      lane(runnable.filter((c) => !c.queue && !c.last && !c.alone)),
     ]);
+    await lane(runnable.filter((c) => c.alone && !c.last));
     await lane(runnable.filter((c) => c.last));
 
     const ordered = checks.map((c) => results.get(c.id)).filter((r) => r !== undefined);

@@ -33,6 +33,11 @@ export interface Mutation {
 
 export const isReply = (x: ProxyRequest | Reply): x is Reply => "status" in x;
 
+/** Thrown by a mutation to close the client's connection without any answer (a kernel that hangs up). */
+export class HangUp extends Error {
+  override name = "HangUp";
+}
+
 /** A JSON reply (for mutations that answer on the kernel's behalf). */
 export const reply = (status: number, json: unknown): Reply => ({
   status,
@@ -111,7 +116,8 @@ export async function startProxy(upstream: string, mutation: Mutation): Promise<
       res.writeHead(out.status, { ...out.headers, "content-length": Buffer.byteLength(text) });
       res.end(text);
     } catch (e) {
-      res.writeHead(502, { "content-type": "text/plain" }).end(`proxy error: ${(e as Error).message}`);
+      if (e instanceof HangUp) req.socket.destroy();
+      else res.writeHead(502, { "content-type": "text/plain" }).end(`proxy error: ${(e as Error).message}`);
     }
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));

@@ -28,4 +28,5 @@ export {
 export { clusterUnavailable, freshPgSchema, PgCluster, pgSkipReason, pgTestUrl } from "./pg.js";
 export { freePort, type Spawned, spawnProcess, waitForPort } from "./process.js";
 export { type AnswerSeen, type InterposedProxy, interposeProxy } from "./proxy.js";
+export { type StoreOutageSwitch, storeOutageSwitch } from "./store-outage.js";
 export type { KernelAgent, PodMessage, QueuedEvent, TestKernel } from "./test-kernel.js";

@@ -218,18 +218,21 @@ export async function startKernelInProcess(options: StartKernelOptions = {}): Pr
 }
 /**
  * `cap-kernel provision --for-conformance` on the kernel's database: the fixture the conformance suite
- * reads, written to a temporary file. Returns its path and JSON.
+ * reads (with the store-outage hook when given), written to a temporary file. Returns its path and JSON.
  */
 export async function provisionConformance(o: {
   db: string;
   baseUrl: string;
   leaseSeconds?: number;
   maxAttempts?: number;
+  /** The fixture's store-outage hook, e.g. `storeOutageSwitch(db).commands`. */
+  storeOutage?: { down: string; up: string };
 }): Promise<{ path: string; fixture: Record<string, unknown> }> {
   const args = ["provision", "--for-conformance", "--db", o.db, "--base-url", o.baseUrl];
   if (o.leaseSeconds) args.push("--lease-seconds", String(o.leaseSeconds));
   if (o.maxAttempts) args.push("--max-attempts", String(o.maxAttempts));
   const fixture = JSON.parse(await kernelCli(args)) as Record<string, unknown>;
+  if (o.storeOutage) fixture.storeOutage = o.storeOutage;
   const path = join(mkdtempSync(join(tmpdir(), "cap-conformance-fixture-")), "fixture.json");
   writeFileSync(path, JSON.stringify(fixture, null, 2));
   return { path, fixture };

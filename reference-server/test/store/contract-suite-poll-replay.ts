@@ -63,6 +63,34 @@ export function runPollReplayContract(store: () => Store): void {
       ]);
     });
 
+    it("never replays a delivery whose lease ended and a later poll claimed, while a renewed one is held (CAP-REPLAY-8)", async () => {
+      const s = store();
+      const evs = events("agt_a", "pod_a", 3);
+      await s.enqueueEvents(evs);
+      await poll("agt_a", "p1", T0, 3);
+      // evs[0] is acked in a batch, evs[1] is kept by renewals, evs[2]'s lease runs out.
+      await s.ackEvents({ agentId: "agt_a", now: T0 + 5, items: [{ eventId: evs[0]!.id, result: null }] });
+      const renew = { agentId: "agt_a", eventId: evs[1]!.id, attempts: 1, leaseMs: LEASE };
+      await s.renewLease({ ...renew, now: T0 + LEASE / 2 });
+      // Past evs[2]'s lease, before anyone claims it again: the replay leaves it out (no stale lease).
+      expect(deliveries((await poll("agt_a", "p1", T0 + LEASE)).events)).toEqual([
+        [evs[1]!.id, 1, T0 + LEASE / 2 + LEASE],
+      ]);
+      // A later poll under another pollId claims evs[2] again; the replay still answers evs[1] alone.
+      expect(deliveries((await poll("agt_a", "p2", T0 + LEASE + 10)).events)).toEqual([
+        [evs[2]!.id, 2, T0 + 2 * LEASE + 10],
+      ]);
+      expect(deliveries((await poll("agt_a", "p1", T0 + LEASE + 20)).events)).toEqual([
+        [evs[1]!.id, 1, T0 + LEASE / 2 + LEASE],
+      ]);
+      // Once evs[1] is acked too, p1 is a fresh poll: nothing is ready (evs[2] is p2's), so nothing comes.
+      await s.ackEvent({ agentId: "agt_a", eventId: evs[1]!.id, now: T0 + LEASE + 30, result: null });
+      expect((await poll("agt_a", "p1", T0 + LEASE + 40)).events).toEqual([]);
+      expect(deliveries((await poll("agt_a", "p2", T0 + LEASE + 50)).events)).toEqual([
+        [evs[2]!.id, 2, T0 + 2 * LEASE + 10],
+      ]);
+    });
+
     it("claims afresh, and records the new claim, once the held deliveries are acked", async () => {
       const s = store();
       const evs = events("agt_a", "pod_a", 4);
