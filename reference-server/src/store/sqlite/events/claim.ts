@@ -14,7 +14,7 @@ import type { ClaimInput, ClaimResult } from "../../contract.js";
 import type { DeliveredEvent } from "../../records.js";
 import { arrayMapper, columnNames } from "../../rows.js";
 import { DELIVERED_EVENT_COLUMNS, EVENTS } from "../../schema.js";
-import { FENCE, LEASE, LEASED, PENDING, POLL_TAG, READY_AGAIN } from "../lease-rules.js";
+import { FENCE, LEASE, PENDING, POLL_TAG, READY_AGAIN, UNRELEASED } from "../lease-rules.js";
 import { type Row, toDeliveredEvent } from "../rows.js";
 import type { SqliteContext, SyncOps } from "../types.js";
 import { RETIRE_AGENT_SQL } from "./retire.js";
@@ -100,8 +100,7 @@ export const POLL_DELIVERIES_SQL = `SELECT ${DELIVERED_EVENT_COLUMNS.sqlite}
  */
 export const RECORD_ENDED_SQL = `INSERT INTO event_history (event_seq, kind, at, attempt, lease_was)
   SELECT seq, 'expired', lease_expires_at, attempts, lease_expires_at FROM events
-   WHERE seq IN (SELECT value FROM json_each(?)) AND ${LEASED}
-     AND (release_attempts IS NULL OR release_attempts <> attempts)
+   WHERE seq IN (SELECT value FROM json_each(?)) AND ${UNRELEASED}
    ORDER BY seq`;
 
 /** The mixed claim (pending rows and ended leases), with the pollId recorded or without. */
