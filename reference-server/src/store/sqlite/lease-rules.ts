@@ -49,6 +49,9 @@ export const NEXT_EXPIRY = (now: string, maxAttempts: string) =>
 /** HELD: someone holds the delivery — leased, lease running, not given back. */
 export const HELD = (now: string) => `${LEASE_RUNS(now)} AND ${NOT_RELEASED}`;
 
+/** Leased and not given back: the lease runs, or it ended without a release (a reclaim records it expired). */
+export const UNRELEASED = `${LEASED} AND ${NOT_RELEASED}`;
+
 /** FENCE: only the holder of delivery number `attempts` may renew, release or replay it. */
 export const FENCE = (attempts: string, now: string) => `attempts = ${attempts} AND ${HELD(now)}`;
 

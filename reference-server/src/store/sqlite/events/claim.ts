@@ -14,7 +14,7 @@ import type { ClaimInput, ClaimResult } from "../../contract.js";
 import type { DeliveredEvent } from "../../records.js";
 import { arrayMapper, columnNames } from "../../rows.js";
 import { DELIVERED_EVENT_COLUMNS, EVENTS } from "../../schema.js";
-import { FENCE, LEASE, PENDING, POLL_TAG, READY_AGAIN } from "../lease-rules.js";
+import { FENCE, LEASE, PENDING, POLL_TAG, READY_AGAIN, UNRELEASED } from "../lease-rules.js";
 import { type Row, toDeliveredEvent } from "../rows.js";
 import type { SqliteContext, SyncOps } from "../types.js";
 import { RETIRE_AGENT_SQL } from "./retire.js";
@@ -94,6 +94,15 @@ export const POLL_DELIVERIES_SQL = `SELECT ${DELIVERED_EVENT_COLUMNS.sqlite}
  WHERE agent_id = @agentId AND poll_id = @pollId AND ${FENCE("poll_attempts", "@now")}
  ORDER BY e.seq`;
 
+/**
+ * Before the mixed claim: an `expired` event_history row (migrations/012) for each ended lease it takes
+ * that was not released, written here rather than by a trigger on `attempts`, which every claim would run.
+ */
+export const RECORD_ENDED_SQL = `INSERT INTO event_history (event_seq, kind, at, attempt, lease_was)
+  SELECT seq, 'expired', lease_expires_at, attempts, lease_expires_at FROM events
+   WHERE seq IN (SELECT value FROM json_each(?)) AND ${UNRELEASED}
+   ORDER BY seq`;
+
 /** The mixed claim (pending rows and ended leases), with the pollId recorded or without. */
 const claimSeqsSql = (set: string) => `UPDATE events SET ${set}
   WHERE seq IN (SELECT value FROM json_each(@seqs))
@@ -114,6 +123,7 @@ export function claimOps({ db }: SqliteContext): ClaimOps {
     claimPendingForPoll: db.prepare(CLAIM_PENDING_SQL.updateForPoll),
     claimedRows: db.prepare(CLAIM_PENDING_SQL.read).raw(),
     pollDeliveries: db.prepare(POLL_DELIVERIES_SQL),
+    recordEnded: db.prepare(RECORD_ENDED_SQL),
   };
 
   const claimTx = db.transaction((input: ClaimInput): ClaimResult => {
@@ -142,6 +152,7 @@ export function claimOps({ db }: SqliteContext): ClaimOps {
       rows = q.claimedRows.all(JSON.stringify(pending)) as unknown[][];
     } else {
       const args = { seqs: JSON.stringify(seqs), leaseUntil };
+      q.recordEnded.run(args.seqs);
       rows = (
         pollId === undefined ? q.claim.all(args) : q.claimForPoll.all({ ...args, pollId })
       ) as unknown[][];

@@ -1,7 +1,7 @@
 /**
  * SQLite reads for the trace view: the message that caused an event and the events a message caused (both
  * through event_payloads.message_id), and the events' recorded transitions (event_history, written by the
- * triggers of migrations/012, never by the queue's statements).
+ * triggers of migrations/012 and, for a reclaim's `expired` row and a renewal, by claim.ts and settle.ts).
  *
  * Must never: write, or read the clock.
  */

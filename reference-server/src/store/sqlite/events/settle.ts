@@ -27,6 +27,9 @@ import type { SqliteContext, SyncOps } from "../types.js";
 
 type SettleOps = Pick<SyncOps, "ackEvent" | "ackEvents" | "renewLease" | "releaseEvent">;
 
+/** The store's clock in epoch ms, as the event_history triggers write it (migrations/012). */
+const STORE_NOW = "CAST(ROUND((julianday('now') - 2440587.5) * 86400000) AS INTEGER)";
+
 /**
  * The ack of one event (single and batch ack): parameters now, result, id, agent. Positional, because
  * binding named parameters from an object was a real share of this short statement's cost.
@@ -41,6 +44,13 @@ export function settleOps({ db, notify }: SqliteContext): SettleOps {
     // Why a renew or release changed nothing: whose event it is, and its cancel reason if it was cancelled.
     lost: db.prepare(
       `SELECT agent_id, CASE WHEN ${CANCELLED} THEN cancel_reason END AS reason FROM events WHERE id = ?`,
+    ),
+    // The renew's `renewed` event_history row (migrations/012), written before the lease moves, under the
+    // renew's own fence: a trigger on lease_expires_at would run on every claim too.
+    recordRenew: db.prepare(
+      `INSERT INTO event_history (event_seq, kind, at, attempt, lease_was, lease_expires_at)
+       SELECT seq, 'renewed', ${STORE_NOW}, attempts, lease_expires_at, @leaseUntil FROM events
+        WHERE id = @id AND agent_id = @agentId AND ${FENCE("@attempts", "@now")}`,
     ),
     renew: db.prepare(
       `UPDATE events SET lease_expires_at = @leaseUntil
@@ -80,8 +90,12 @@ export function settleOps({ db, notify }: SqliteContext): SettleOps {
 
   const renewTx = db.transaction(({ agentId, eventId, attempts, leaseMs, now }): RenewResult => {
     const leaseUntil = now + leaseMs;
-    if (q.renew.run({ id: eventId, agentId, attempts, now, leaseUntil }).changes === 1)
+    const args = { id: eventId, agentId, attempts, now, leaseUntil };
+    if (q.recordRenew.run(args).changes === 1) {
+      // Same fence, same transaction: the lease moves exactly when its row was written.
+      if (q.renew.run(args).changes !== 1) throw new Error(`renew of ${eventId} found no lease to move`);
       return { status: "renewed", leaseExpiresAt: leaseUntil };
+    }
     return notHeld(eventId, agentId);
   });
 

@@ -4,7 +4,10 @@
 -- the ack. A row is written only when a delivery is renewed, released, or found ended (claimed again,
 -- retired or cancelled after its lease), and when the event fails or is cancelled. A claim is not a row:
 -- the trace view reads it from the first row of its delivery (`lease_was`, the lease the claim gave) or
--- from the event row. Triggers name the columns whose change they are about, so an ack runs none.
+-- from the event row. Triggers name the columns whose change they are about, so that neither a claim nor
+-- an ack runs one (a trigger that may fire also makes SQLite run an UPDATE in two passes): the `expired`
+-- row of a claim that takes an ended lease, and the `renewed` row, are written by those two statements'
+-- own paths (events/claim.ts, events/settle.ts).
 -- Kinds: `renewed` (lease_expires_at: the new end), `released` (reason; lease_expires_at: ready again),
 -- `expired` (at the lease end), `failed` (reason), `cancelled` (reason, by). `at` is the row's own instant
 -- where it has one (a lease end, failed_at, cancelled_at) and the store's clock otherwise.
@@ -21,25 +24,6 @@ CREATE TABLE event_history (
   by_id TEXT
 );
 CREATE INDEX event_history_event ON event_history (event_seq);
-
--- A claim that finds the last delivery's lease ended (neither released nor given up).
-CREATE TRIGGER event_history_reclaimed AFTER UPDATE OF attempts ON events
-WHEN NEW.attempts > OLD.attempts AND OLD.state = 'leased'
-  AND (OLD.release_attempts IS NULL OR OLD.release_attempts <> OLD.attempts)
-BEGIN
-  INSERT INTO event_history (event_seq, kind, at, attempt, lease_was)
-  VALUES (NEW.seq, 'expired', OLD.lease_expires_at, OLD.attempts, OLD.lease_expires_at);
-END;
-
--- A renew: the delivery stays, its lease moves (a release moves it too, and marks release_attempts).
-CREATE TRIGGER event_history_renewed AFTER UPDATE OF lease_expires_at ON events
-WHEN NEW.attempts = OLD.attempts AND OLD.state = 'leased' AND NEW.state = 'leased'
-  AND NEW.release_attempts IS OLD.release_attempts
-BEGIN
-  INSERT INTO event_history (event_seq, kind, at, attempt, lease_was, lease_expires_at)
-  VALUES (NEW.seq, 'renewed', CAST(ROUND((julianday('now') - 2440587.5) * 86400000) AS INTEGER), NEW.attempts,
-          OLD.lease_expires_at, NEW.lease_expires_at);
-END;
 
 -- A release: ready again at available_at, or failed at once on the last attempt.
 CREATE TRIGGER event_history_released AFTER UPDATE OF release_attempts ON events
