@@ -10,6 +10,7 @@ import { features } from "../features.js";
 import { loadManifest, type Manifest, strongest } from "../requirements.js";
 import { baseResult, checkResult } from "../runner/execute.js";
 import { judge } from "../runner/judge.js";
+import { rerunFailures } from "../runner/rerun.js";
 import type { CheckResult, RunReport } from "../runner/results.js";
 import type { RunHooks } from "../runner/run-suite.js";
 import { globToRegExp } from "../runner/select.js";
@@ -85,7 +86,8 @@ async function execute(check: DriverCheck, run: DriverRunState, manifest: Manife
   } finally {
     await ctx.end();
   }
-  if (!check.last) run.byCheck.set(check.id, ctx.wire());
+  // A check run again adds its second run's traffic: the aggregates judge every request the driver made.
+  if (!check.last) run.byCheck.set(check.id, [...(run.byCheck.get(check.id) ?? []), ...ctx.wire()]);
   if (ctx.driver && ctx.driver.exitedAt !== null && !check.revokes)
     ctx.note(`the driver ended during the scenario (${ctx.driver.describeExit()})`);
   return checkResult(check, manifest, {
@@ -191,11 +193,22 @@ export async function runDriverSuite({
           durationMs: 0,
           reason: s.skip.cannotRun,
         });
-    for (const s of order) if (!s.skip && !s.check.last) report(await execute(s.check, run, manifest));
-    for (const s of order) if (!s.skip && s.check.last) report(await execute(s.check, run, manifest));
+    const scenarios = order.filter((s) => !s.skip && !s.check.last).map((s) => s.check);
+    const aggregates = order.filter((s) => !s.skip && s.check.last).map((s) => s.check);
+    const again = {
+      results,
+      baseline,
+      strict: settings.strict,
+      run: (c: DriverCheck) => execute(c, run, manifest),
+      ...(hooks?.onRerun ? { onRerun: hooks.onRerun } : {}),
+    };
+    for (const c of scenarios) report(await execute(c, run, manifest));
+    await rerunFailures({ ...again, checks: scenarios });
+    for (const c of aggregates) report(await execute(c, run, manifest));
+    await rerunFailures({ ...again, checks: aggregates });
 
     const ordered = checks.map((c) => results.get(c.id)).filter((r) => r !== undefined);
-    const judged = judge(ordered, manifest, baseline, settings.strict);
+    const judged = judge(ordered, manifest, baseline, settings.strict, settings.level);
     const finishedAt = new Date();
     return {
       reportVersion: 1,

@@ -1,9 +1,12 @@
 /**
  * JUnit XML: one testsuite per family, one testcase per selected check (checks `--only`/`--skip`/`--level`
  * left out are not test cases); failures carry the requirement and the reproducer, a setup step's as
- * "setup failed: <step> (CAP-…)".
+ * "setup failed: <step> (CAP-…)". A check run again alone carries its other run as Maven Surefire's
+ * rerun elements, which CI servers read: `flakyFailure` when the second run passed (the test case passes),
+ * `rerunFailure` beside the `failure` when it failed twice.
  */
-import type { CheckResult, RunReport } from "../runner/results.js";
+import type { CheckResult, FailureReport, RunReport } from "../runner/results.js";
+import { rerunNote } from "./terminal.js";
 import { wireLines } from "./wire.js";
 
 /** XML 1.0 cannot carry most control characters, even escaped: drop them. */
@@ -13,6 +16,40 @@ const printable = (s: string) =>
 export const xml = (s: string) =>
   printable(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
+function detailOf(c: CheckResult, f: FailureReport): string {
+  return [
+    `${f.requirement} (${f.level}): ${f.requirementText}`,
+    f.setup !== undefined
+      ? `${f.message} (${f.requirement}), before ${c.id} judged its own requirements`
+      : f.message,
+    ...(f.expected !== undefined ? [`expected: ${f.expected}`] : []),
+    ...(f.actual !== undefined ? [`actual: ${f.actual}`] : []),
+    ...(f.wire ? ["wire:", ...wireLines(f.wire)] : f.curl ? [`reproduce: ${f.curl}`] : []),
+    ...(f.expectedBy ? [`expected by baseline: ${f.expectedBy}`] : []),
+  ].join("\n");
+}
+
+const messageOf = (f: FailureReport) =>
+  f.setup !== undefined ? `${f.message} (${f.requirement})` : `${f.requirement}: ${f.message}`;
+
+/** The other run of a check run again alone, as Surefire writes reruns. */
+function rerunElements(c: CheckResult): string[] {
+  const first = c.firstRun;
+  if (!first) return [];
+  const tag = c.flaky ? "flakyFailure" : "rerunFailure";
+  const failing = first.failures.filter((f) => !f.expectedBy);
+  const out = failing.map(
+    (f) =>
+      `      <${tag} type="${xml(f.requirement)}" message="${xml(`first run: ${messageOf(f)}`)}">${xml(detailOf(c, f))}</${tag}>`,
+  );
+  if (failing.length === 0)
+    out.push(
+      `      <${tag} type="${xml(first.status)}" message="${xml(`first run: ${first.reason ?? first.status}`)}"/>`,
+    );
+  out.push(`      <system-out>${xml(rerunNote(c))}</system-out>`);
+  return out;
+}
+
 function testcase(c: CheckResult): string {
   const head = `    <testcase classname="cap.${xml(c.family)}" name="${xml(c.id)}: ${xml(c.title)}" time="${(c.durationMs / 1000).toFixed(3)}">`;
   const body: string[] = [];
@@ -20,23 +57,15 @@ function testcase(c: CheckResult): string {
   if (c.status === "incomplete")
     body.push(`      <error type="incomplete" message="${xml(c.reason ?? "")}"/>`);
   for (const f of c.failures) {
-    const detail = [
-      `${f.requirement} (${f.level}): ${f.requirementText}`,
-      f.setup !== undefined
-        ? `${f.message} (${f.requirement}), before ${c.id} judged its own requirements`
-        : f.message,
-      ...(f.expected !== undefined ? [`expected: ${f.expected}`] : []),
-      ...(f.actual !== undefined ? [`actual: ${f.actual}`] : []),
-      ...(f.wire ? ["wire:", ...wireLines(f.wire)] : f.curl ? [`reproduce: ${f.curl}`] : []),
-      ...(f.expectedBy ? [`expected by baseline: ${f.expectedBy}`] : []),
-    ].join("\n");
+    const detail = detailOf(c, f);
     const tag = f.expectedBy || f.severity === "warn" ? "system-out" : "failure";
     if (tag === "failure")
       body.push(
-        `      <failure type="${xml(f.requirement)}" message="${xml(f.setup !== undefined ? `${f.message} (${f.requirement})` : `${f.requirement}: ${f.message}`)}">${xml(detail)}</failure>`,
+        `      <failure type="${xml(f.requirement)}" message="${xml(messageOf(f))}">${xml(detail)}</failure>`,
       );
     else body.push(`      <system-out>${xml(detail)}</system-out>`);
   }
+  body.push(...rerunElements(c));
   return body.length === 0 ? `${head}</testcase>` : `${head}\n${body.join("\n")}\n    </testcase>`;
 }
 
