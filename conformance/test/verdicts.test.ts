@@ -235,7 +235,7 @@ const cases: Case[] = [
       verdict: "conformant",
       counts: { level: "MUST", shortOfShould: ["events.b"] },
       printed: [
-        "short of SHOULD: events.b (CAP-EVT-7) — --strict fails these (MUST + SHOULD)\n",
+        "short of SHOULD: events.b (CAP-EVT-7); --strict fails them\n",
         "— conformant (MUST) (exit 0)",
       ],
       markdown: ["# CAP v1 conformance: conformant (MUST)", "short of SHOULD: events.b (CAP-EVT-7)"],

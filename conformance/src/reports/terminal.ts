@@ -189,8 +189,8 @@ export function shortOfShouldLine(report: RunReport): string {
     ...(named.length > 0 ? [`short of SHOULD: ${named.join(", ")}`] : []),
     ...(report.settings.level === "must" ? ["SHOULD checks not selected (--level must)"] : []),
   ].join("; ");
-  const sdk = report.mode === "driver" ? ", the level a published SDK should meet" : "";
-  return `${why} — --strict fails these (MUST + SHOULD${sdk})`;
+  const sdk = report.mode === "driver" ? " (MUST + SHOULD, the level a published SDK should meet)" : "";
+  return `${why}; --strict fails them${sdk}`;
 }
 
 /** The checks run again alone, for the end of the verdict line: the flaky ones and the ones that failed twice. */
