@@ -69,6 +69,7 @@ async function execute(check: DriverCheck, run: DriverRunState, manifest: Manife
   let status: CheckResult["status"] | undefined;
   let reason: string | undefined;
   let stoppedEarly = false;
+  let ended = false;
   try {
     await check.run(ctx);
   } catch (e) {
@@ -84,11 +85,13 @@ async function execute(check: DriverCheck, run: DriverRunState, manifest: Manife
       reason = `harness error: ${(e as Error)?.stack ?? String(e)}`;
     }
   } finally {
+    // Whether the driver ended by itself, before end() stops it.
+    ended = ctx.driver !== undefined && !ctx.driver.running;
     await ctx.end();
   }
   // A check run again adds its second run's traffic: the aggregates judge every request the driver made.
   if (!check.last) run.byCheck.set(check.id, [...(run.byCheck.get(check.id) ?? []), ...ctx.wire()]);
-  if (ctx.driver && ctx.driver.exitedAt !== null && !check.revokes)
+  if (ctx.driver && ended && !check.revokes)
     ctx.note(`the driver ended during the scenario (${ctx.driver.describeExit()})`);
   return checkResult(check, manifest, {
     status,

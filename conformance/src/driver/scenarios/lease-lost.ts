@@ -1,6 +1,6 @@
 /**
  * Answers that take an event away from the driver. A lost lease: while the driver's reply keeps failing
- * (`503`, `Retry-After: 1`, nothing posted), every renew and cancellation watch of that delivery is answered
+ * (`502`, nothing posted), every renew and cancellation watch of that delivery is answered
  * `409 lease_lost`, as a kernel does once another poller holds the event; from the first such answer on,
  * the driver posts nothing for that delivery (CAP-DRV-21) — the event comes back to it later as a new
  * delivery, which it may answer. And an event that is gone: the driver's ack of an @mention is passed on
@@ -48,20 +48,15 @@ export const leaseLostChecks = [
               };
             return undefined;
           }
-          // Until the lease is taken, the reply cannot get through, so the handler is still at work.
+          // Until the lease is taken, the reply cannot get through (a gateway's 502, nothing posted, no
+          // Retry-After: a driver retries on its own backoff), so the handler is still at work.
           if (
             req.kind === "post" &&
             req.body.includes(nonce) &&
             lostDelivery === undefined &&
             delivered === 1
           )
-            return {
-              kind: "status",
-              status: 503,
-              code: "store_unavailable",
-              message: "the store cannot be reached",
-              retryAfter: 1,
-            };
+            return { kind: "status", status: 502, code: "x_conformance_bad_gateway", message: "no upstream" };
           return undefined;
         },
         after(req, answer) {
