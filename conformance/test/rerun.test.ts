@@ -117,10 +117,11 @@ describe("the kernel suite runs an unexpectedly failing check again, alone, befo
 });
 
 describe("the driver suite runs an unexpectedly failing scenario again before the verdict", () => {
-  it("reports a scenario that failed once as flaky and one that failed twice as failed; a warning is not run again", async () => {
+  it("reports a scenario that failed once as flaky and one that failed twice as failed; a warning or an incomplete is not run again", async () => {
     const flaky = script("CAP-DRV-8", 1);
     const broken = script("CAP-DRV-9", 2);
     const should = script("CAP-DRV-15", 2);
+    let stuck = 0;
     const check = (id: string, verifies: string, body: (ctx: DriverContext) => void): DriverCheck => ({
       id,
       family: "handling",
@@ -136,9 +137,13 @@ describe("the driver suite runs an unexpectedly failing scenario again before th
         check("driver.handling.flaky", "CAP-DRV-8", (ctx) => flaky.run(ctx)),
         check("driver.handling.broken", "CAP-DRV-9", (ctx) => broken.run(ctx)),
         check("driver.handling.should", "CAP-DRV-15", (ctx) => should.run(ctx)),
+        check("driver.handling.stuck", "CAP-DRV-8", (ctx) => {
+          stuck++;
+          ctx.incomplete("the driver made no poll");
+        }),
       ],
     });
-    expect([flaky.runs, broken.runs, should.runs]).toEqual([2, 2, 1]);
+    expect([flaky.runs, broken.runs, should.runs, stuck]).toEqual([2, 2, 1, 1]);
     expect(report.summary).toMatchObject({
       exitCode: 1,
       verdict: "not conformant",
@@ -151,6 +156,7 @@ describe("the driver suite runs an unexpectedly failing scenario again before th
       ["driver.handling.flaky", "passed", true],
       ["driver.handling.broken", "failed", false],
       ["driver.handling.should", "warned", false],
+      ["driver.handling.stuck", "incomplete", false],
     ]);
   });
 

@@ -205,8 +205,13 @@ export async function runDriverSuite({
       run: (c: DriverCheck) => execute(c, run, manifest),
       ...(hooks?.onRerun ? { onRerun: hooks.onRerun } : {}),
     };
-    for (const c of scenarios) report(await execute(c, run, manifest));
-    await rerunFailures({ ...again, checks: scenarios });
+    // Under --wait one driver serves every scenario and the ones that revoke its token run last: the others
+    // are run again before them, and those cannot be (the driver has stopped for good).
+    const revoking = settings.wait ? scenarios.filter((c) => c.revokes) : [];
+    const rest = scenarios.filter((c) => !revoking.includes(c));
+    for (const c of rest) report(await execute(c, run, manifest));
+    await rerunFailures({ ...again, checks: rest });
+    for (const c of revoking) report(await execute(c, run, manifest));
     for (const c of aggregates) report(await execute(c, run, manifest));
     await rerunFailures({ ...again, checks: aggregates });
 

@@ -1,22 +1,23 @@
 /**
  * Flake control, for other people's CI: a check that failed unexpectedly — a failure the baseline does not
- * expect that fails the run (a MUST; a SHOULD under `--strict`), or an incomplete the verdict needs — is run
- * once more, alone, before the verdict. The second run is the check's result; the first is kept beside it
+ * expect that fails the run (a MUST; a SHOULD under `--strict`) — is run once more, alone, before the
+ * verdict. A check that reached no verdict (incomplete) is not: it failed nothing, and what stopped it (a
+ * driver that never starts, a fixture without a human) would only stop it again, as slowly.
+ * The second run is the check's result; the first is kept beside it
  * (`firstRun`), and a check whose second run did not fail is marked `flaky`, so a kernel's or a driver's CI
  * sees a flaky check by name instead of a red run it cannot reproduce. A check is never run a third time,
  * and a check that failed the same way twice is not flaky: it fails.
  */
 import type { Baseline } from "../baseline.js";
-import { blocksVerdict, type CheckResult } from "./results.js";
+import type { CheckResult } from "./results.js";
 
 /** Whether a baseline entry expects this failure (the rule judge() applies). */
 const expected = (baseline: Baseline | undefined, checkId: string, requirement: string) =>
   (baseline?.entries ?? []).some((e) => e.check === checkId || e.requirement === requirement);
 
-/** Whether `r` fails the run in a way the baseline does not expect, or leaves it incomplete. */
+/** Whether `r` fails the run in a way the baseline does not expect. */
 export function failsUnexpectedly(r: CheckResult, baseline: Baseline | undefined, strict: boolean): boolean {
   if (r.selected === false) return false;
-  if (blocksVerdict(r, strict)) return true;
   return r.failures.some(
     (f) => !expected(baseline, r.id, f.requirement) && (f.severity === "fail" || strict),
   );
