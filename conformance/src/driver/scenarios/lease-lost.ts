@@ -1,7 +1,7 @@
 /**
- * Answers that take an event away from the driver. A lost lease: while the driver's reply keeps failing
- * (`502`, nothing posted), every renew and cancellation watch of that delivery is answered
- * `409 lease_lost`, as a kernel does once another poller holds the event; from the first such answer on,
+ * Answers that take an event away from the driver. A lost lease: once the driver's reply is in flight
+ * (held, then answered `502`, nothing posted), every renew and cancellation watch of that delivery is
+ * answered `409 lease_lost`, as a kernel does once another poller holds the event; from the first such answer on,
  * the driver posts nothing for that delivery (CAP-DRV-21) — the event comes back to it later as a new
  * delivery, which it may answer. And an event that is gone: the driver's ack of an @mention is passed on
  * and answered `404 event_not_found` (in a batch, as that item's result); the driver settles it and goes
@@ -27,7 +27,7 @@ export const leaseLostChecks = [
     id: "driver.leases.lost-stops-posts",
     family: "leases",
     title:
-      "a renew or cancellation watch answered 409 lease_lost while the reply is failing: the driver posts nothing more for that delivery",
+      "a renew or cancellation watch answered 409 lease_lost while the reply is in flight (then answered 502): the driver posts nothing more for that delivery",
     verifies: ["CAP-DRV-21"],
     async run(ctx) {
       const nonce = ctx.nonce();
@@ -35,12 +35,34 @@ export const leaseLostChecks = [
       // The delivery the driver holds when its lease is taken, and what it last got for the event.
       let lostDelivery: number | undefined;
       let delivered = 0;
+      // Arrival times of the posts for the lost delivery that came after its 409 (the proxy runs one
+      // script call at a time, so "after" is the order the fault layer saw, never a clock tie).
+      const late = new Set<number>();
+      const cap = () => new Promise<false>((ok) => setTimeout(() => ok(false), ctx.ms(1.5 * ctx.leaseMs)));
+      // The driver's reply is in flight (held): only then is its lease taken, so the 409 cannot overtake
+      // the handler's first post.
+      let posting = () => {};
+      const posted = new Promise<true>((ok) => {
+        posting = () => ok(true);
+      });
+      // Resolved a moment after the first 409 went out, so the driver has it before its post's answer.
+      let tell = () => {};
+      const lostSent = new Promise<void>((ok) => {
+        tell = () => setTimeout(ok, 20);
+      });
       const script: ProxyScript = {
-        before(req) {
+        async before(req) {
           if (!target) return undefined;
           if ((req.kind === "renew" || req.kind === "cancel-watch") && req.eventId === target) {
             const n = deliveryOf(req);
-            if (lostDelivery === undefined && n === delivered) lostDelivery = n;
+            if (lostDelivery === undefined && n === delivered) {
+              // A handler that never posts has nothing to lose under it: its renew goes through.
+              if (!(await Promise.race([posted, cap()]))) return undefined;
+              if (lostDelivery === undefined) {
+                lostDelivery = n;
+                tell();
+              }
+            }
             if (n !== undefined && n === lostDelivery)
               return {
                 ...LOST,
@@ -48,15 +70,27 @@ export const leaseLostChecks = [
               };
             return undefined;
           }
-          // Until the lease is taken, the reply cannot get through (a gateway's 502, nothing posted, no
-          // Retry-After: a driver retries on its own backoff), so the handler is still at work.
+          // Sent once the 409 was decided, before a later delivery reached the driver: for the lost one.
+          if (
+            req.kind === "post" &&
+            req.body.includes(nonce) &&
+            lostDelivery !== undefined &&
+            delivered === lostDelivery
+          )
+            late.add(req.at);
+          // Until the lease is taken the reply cannot get through: it is held until the 409 has gone out
+          // (at most 1.5 leases), then answered 502 and never posted. A driver that heeds the 409 retries
+          // nothing; one that does not retries on its own backoff, after the 409, and is seen.
           if (
             req.kind === "post" &&
             req.body.includes(nonce) &&
             lostDelivery === undefined &&
             delivered === 1
-          )
+          ) {
+            posting();
+            await Promise.race([lostSent, cap()]);
             return { kind: "status", status: 502, code: "x_conformance_bad_gateway", message: "no upstream" };
+          }
           return undefined;
         },
         after(req, answer) {
@@ -85,19 +119,7 @@ export const leaseLostChecks = [
         );
         return;
       }
-      // A later delivery of the event is the driver's again, from the answer of the poll that brought it.
-      const back = ctx
-        .wire("poll")
-        .find(
-          (x) =>
-            x.at >= told.endAt &&
-            polledEvents(x).some((e) => e.id === event.id && Number(e.attempts) > (lostDelivery ?? 1)),
-        );
-      const posts = ctx
-        .wire("post")
-        .filter(
-          (x) => (x.requestBody ?? "").includes(nonce) && x.at >= told.endAt && (!back || x.at < back.endAt),
-        );
+      const posts = ctx.wire("post").filter((x) => late.has(x.at) && (x.requestBody ?? "").includes(nonce));
       const how = told.kind === "renew" ? "a renew" : "a cancellation watch";
       ctx.expect("CAP-DRV-21", posts.length === 0, {
         message: `after ${how} of delivery ${lostDelivery} of ${event.id} was answered 409 lease_lost, the driver posted ${posts.length} more time(s) for that delivery`,
