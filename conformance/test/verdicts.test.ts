@@ -239,6 +239,10 @@ const cases: Case[] = [
         "— conformant (MUST) (exit 0)",
       ],
       markdown: ["# CAP v1 conformance: conformant (MUST)", "short of SHOULD: events.b (CAP-EVT-7)"],
+      junit: [
+        '<property name="cap-conformance.verdict" value="conformant (MUST)"/>',
+        '<property name="cap-conformance.short-of-should" value="events.b"/>',
+      ],
       html: ["conformant (MUST)</span>", "short of SHOULD: events.b (CAP-EVT-7)"],
     },
   },
@@ -297,6 +301,7 @@ const cases: Case[] = [
       ],
       junit: [
         'tests="1" failures="0"',
+        '<property name="cap-conformance.flaky" value="events.a"/>',
         '<flakyFailure type="CAP-EVT-1" message="first run: CAP-EVT-1: CAP-EVT-1 broke">',
         "<system-out>flaky: its first run failed CAP-EVT-1; run again alone, it passed</system-out>",
       ],

@@ -1,11 +1,12 @@
 /**
  * JUnit XML: one testsuite per family, one testcase per selected check (checks `--only`/`--skip`/`--level`
  * left out are not test cases); failures carry the requirement and the reproducer, a setup step's as
- * "setup failed: <step> (CAP-…)". A check run again alone carries its other run as Maven Surefire's
+ * "setup failed: <step> (CAP-…)". Every testsuite carries the run's verdict with its level, and the checks
+ * short of SHOULD, run again or flaky, as properties. A check run again alone carries its other run as Maven Surefire's
  * rerun elements, which CI servers read: `flakyFailure` when the second run passed (the test case passes),
  * `rerunFailure` beside the `failure` when it failed twice.
  */
-import type { CheckResult, FailureReport, RunReport } from "../runner/results.js";
+import { type CheckResult, type FailureReport, type RunReport, verdictText } from "../runner/results.js";
 import { rerunNote } from "./terminal.js";
 import { wireLines } from "./wire.js";
 
@@ -69,16 +70,32 @@ function testcase(c: CheckResult): string {
   return body.length === 0 ? `${head}</testcase>` : `${head}\n${body.join("\n")}\n    </testcase>`;
 }
 
+/** The run's verdict, its level and the checks run again, as properties of every testsuite. */
+function properties(report: RunReport): string {
+  const s = report.summary;
+  const props: [string, string][] = [
+    ["cap-conformance.verdict", verdictText(s)],
+    ["cap-conformance.level", s.level ?? "none"],
+    ...(s.shortOfShould.length > 0
+      ? [["cap-conformance.short-of-should", s.shortOfShould.join(" ")] as [string, string]]
+      : []),
+    ...(s.rerun.length > 0 ? [["cap-conformance.rerun", s.rerun.join(" ")] as [string, string]] : []),
+    ...(s.flaky.length > 0 ? [["cap-conformance.flaky", s.flaky.join(" ")] as [string, string]] : []),
+  ];
+  return `    <properties>\n${props.map(([k, v]) => `      <property name="${xml(k)}" value="${xml(v)}"/>`).join("\n")}\n    </properties>\n`;
+}
+
 export function renderJunit(report: RunReport): string {
   const selected = report.checks.filter((c) => c.selected !== false);
   const families = [...new Set(selected.map((c) => c.family))];
+  const props = properties(report);
   const suites = families.map((family) => {
     const cs = selected.filter((c) => c.family === family);
     const failures = cs.filter((c) => c.status === "failed").length;
     const errors = cs.filter((c) => c.status === "incomplete").length;
     const skipped = cs.filter((c) => c.status === "skipped").length;
     const time = cs.reduce((t, c) => t + c.durationMs, 0) / 1000;
-    return `  <testsuite name="cap-conformance.${xml(family)}" tests="${cs.length}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="${time.toFixed(3)}">\n${cs.map(testcase).join("\n")}\n  </testsuite>`;
+    return `  <testsuite name="cap-conformance.${xml(family)}" tests="${cs.length}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="${time.toFixed(3)}">\n${props}${cs.map(testcase).join("\n")}\n  </testsuite>`;
   });
   const s = report.summary;
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="cap-conformance" tests="${s.checks}" failures="${s.failed}" errors="${s.incomplete}" skipped="${s.skipped}" time="${(report.durationMs / 1000).toFixed(3)}">\n${suites.join("\n")}\n</testsuites>\n`;
