@@ -1,7 +1,9 @@
 /**
  * Known failures of one kernel, kept in `expected-failures.yaml`. A listed failure does not fail the run;
  * a listed entry that now passes does (the file can only shrink), so a fixed bug cannot hide behind a
- * stale entry. Entries name a check id or a requirement id, each with a reason.
+ * stale entry. Entries name a check id or a requirement id, each with a reason: an entry without one is a
+ * configuration error (exit 2), as other suites' expected-failure files treat it, so no failure is
+ * waved through without someone saying why.
  *
  *   expectedFailures:
  *     - check: leases.max-attempts
@@ -40,11 +42,12 @@ export function parseBaseline(text: string, path: string): Baseline {
     const requirement = typeof e.requirement === "string" ? e.requirement : undefined;
     if (!check === !requirement)
       throw new ConfigError(`baseline ${path}: entry ${i} needs exactly one of "check" or "requirement"`);
-    return {
-      ...(check ? { check } : {}),
-      ...(requirement ? { requirement } : {}),
-      reason: String(e.reason ?? ""),
-    };
+    const reason = typeof e.reason === "string" ? e.reason.trim() : "";
+    if (!reason)
+      throw new ConfigError(
+        `baseline ${path}: entry ${i} (${check ? `check ${check}` : `requirement ${requirement}`}) has no "reason": say why the failure is expected (a tracking link, a release it is fixed in)`,
+      );
+    return { ...(check ? { check } : {}), ...(requirement ? { requirement } : {}), reason };
   });
   return { path, entries };
 }

@@ -31,8 +31,8 @@ const failedIds = (r: RunReport) => [
 
 // driver script, the scenario that catches it, the id it must name
 const broken: [string, string, string][] = [
-  ["never-acks.mjs", "driver.handling.*", "CAP-DRV-8"],
-  ["wrong-pod.mjs", "driver.handling.*", "CAP-DRV-9"],
+  ["never-acks.mjs", "driver.handling.message-and-mention", "CAP-DRV-8"],
+  ["wrong-pod.mjs", "driver.handling.message-and-mention", "CAP-DRV-9"],
   ["posts-twice.mjs", "driver.idempotency.lost-ack", "CAP-DRV-1"],
   ["crashes-on-unknown.mjs", "driver.unknown.*", "CAP-DRV-2"],
   ["hammers-during-503.mjs", "driver.backoff.outage", "CAP-DRV-11"],
@@ -40,6 +40,11 @@ const broken: [string, string, string][] = [
   ["polls-revoked-forever.mjs", "driver.auth.revoked-stops", "CAP-DRV-10"],
   ["tight-loops.mjs", "driver.polling.idle", "CAP-DRV-14"],
   ["posts-after-cancel.mjs", "driver.cancel.*", "CAP-CANCEL-17"],
+  ["acks-before-handling.mjs", "driver.handling.crash-mid-handler", "CAP-DRV-18"],
+  ["posts-after-lease-lost.mjs", "driver.leases.lost-stops-posts", "CAP-DRV-21"],
+  ["exits-on-ack-404.mjs", "driver.handling.ack-not-found", "CAP-DRV-20"],
+  ["retries-post-without-key.mjs", "driver.idempotency.post-retried", "CAP-DRV-19"],
+  ["retries-post-with-new-key.mjs", "driver.idempotency.post-retried", "CAP-DRV-19"],
 ];
 
 // SHOULDs: the suite warns (exit 0) and, under --strict, fails naming them.
@@ -55,7 +60,11 @@ describe("cap-conformance driver against broken drivers", () => {
     const r = await runCli(["driver", "--command", node(file), "--only", only, "--report", `json=${json}`]);
     expect(r.code, r.stdout).toBe(1);
     expect(r.stdout).toContain(id);
-    expect(failedIds(readReport(json))).toContain(id);
+    const report = readReport(json);
+    expect(failedIds(report)).toContain(id);
+    // A broken driver fails the same way when its scenario runs again alone: never flaky.
+    expect(report.summary.flaky, r.stdout).toEqual([]);
+    expect(report.summary.rerun.length).toBeGreaterThan(0);
   });
 
   it.each(brokenShoulds)("%s warns in %s naming %s, and fails it under --strict", async (file, only, id) => {
@@ -106,6 +115,10 @@ describe("cap-conformance driver against broken drivers", () => {
       "CAP-DRV-5",
       "CAP-TRACE-9",
       "CAP-TRACE-11",
+      "CAP-DRV-18",
+      "CAP-DRV-19",
+      "CAP-DRV-20",
+      "CAP-DRV-21",
     ])
       expect(report.requirements.find((q) => q.id === id)?.status, id).toBe("passed");
     // …and was told of each cancel (a driver never told passes CAP-CANCEL-17 and -18 with a note instead).
@@ -114,9 +127,24 @@ describe("cap-conformance driver against broken drivers", () => {
       .flatMap((c) => c.notes.filter((n) => /never told|no running handler/.test(n)));
     expect(untold).toEqual([]);
     expect(report.requirements.every((q) => q.id.startsWith("CAP-"))).toBe(true);
-    expect(r.stdout).toMatch(/16 checks: 14 passed, 0 failed, 2 warnings/);
+    // Its new scenarios exercised it: killed mid-handler, its posts failed, its lease lost, its ack refused.
+    const notes = report.checks.flatMap((c) => c.notes.map((n) => `${c.id}: ${n}`));
+    expect(
+      notes.filter((n) => /posted no reply|never killed|no post of it failed|neither renewed/.test(n)),
+    ).toEqual([]);
+    expect(report.summary).toMatchObject({
+      level: "MUST",
+      shortOfShould: ["driver.leases.stop-releases", "driver.requests.poll-ids"],
+      flaky: [],
+    });
+    expect(r.stdout).toMatch(
+      /^short of SHOULD: driver\.leases\.stop-releases \(CAP-REL-11\), driver\.requests\.poll-ids \(CAP-REPLAY-7\); --strict fails them/m,
+    );
+    expect(r.stdout).toMatch(
+      /22 checks: 20 passed, 0 failed, 2 warnings, .* — conformant \(MUST\) \(exit 0\)/,
+    );
     const md = readFileSync(join(out, "report.markdown"), "utf8");
-    expect(md).toContain("# CAP v1 driver conformance: conformant");
+    expect(md).toContain("# CAP v1 driver conformance: conformant (MUST)");
     expect(md).toMatch(/\| CAP-DRV-10 \| MUST \| +\| ✅ passed \| `driver.auth.revoked-stops` \|/);
     expect(md).toMatch(/Testable driver MUSTs covered by a check: (\d+) \/ \1\./);
     expect(readFileSync(join(out, "report.junit"), "utf8")).toContain('name="driver.auth.revoked-stops: ');

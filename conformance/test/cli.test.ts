@@ -166,7 +166,7 @@ describe("cap-conformance run", () => {
     expect(r.stdout).not.toMatch(/not selected by --only/);
     expect(r.stdout).toContain(`${rest} checks not selected (--only info.discovery memory.envelope)`);
     expect(r.stdout).toMatch(
-      /^2 checks: 2 passed, 0 failed, 0 warnings, 0 skipped, 0 incomplete .* conformant \(exit 0\)$/m,
+      /^2 checks: 2 passed, 0 failed, 0 warnings, 0 skipped, 0 incomplete .* conformant \(MUST \+ SHOULD\) \(exit 0\)$/m,
     );
     const report = JSON.parse(readFileSync(file, "utf8")) as {
       summary: { checks: number; skipped: number; notSelected: number };

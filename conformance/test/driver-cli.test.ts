@@ -119,6 +119,18 @@ describe("cap-conformance driver --baseline", () => {
     expect(fixed.code).toBe(1);
     expect(fixed.stdout).toMatch(/stale baseline entry \(now passes; remove it\): CAP-DRV-9/);
   });
+
+  it("refuses an entry without a reason: a configuration error (exit 2) naming the entry, before any scenario", async () => {
+    const unexplained = baseline(
+      "  - requirement: CAP-DRV-9\n  - check: driver.handling.message-and-mention\n",
+    );
+    const r = await runCli(["driver", "--command", node("driver.mjs"), "--baseline", unexplained]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /baseline .*expected-failures\.yaml: entry 0 \(requirement CAP-DRV-9\) has no "reason"/,
+    );
+    expect(r.stdout).toBe("");
+  });
 });
 
 describe("cap-conformance list", () => {

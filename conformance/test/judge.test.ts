@@ -121,4 +121,18 @@ describe("judging a run", () => {
   it("rejects a baseline entry that names neither a check nor a requirement", () => {
     expect(() => base("- reason: what?")).toThrow(/exactly one of/);
   });
+
+  it("rejects a baseline entry without a reason, or with an empty one, as a configuration error", () => {
+    for (const yaml of [
+      "- check: events.a",
+      "- requirement: CAP-EVT-1\n  reason: '  '",
+      "- check: x\n  reason: 3",
+    ])
+      expect(() => base(yaml)).toThrow(
+        expect.objectContaining({
+          name: "ConfigError",
+          message: expect.stringMatching(/entry 0 .* has no "reason"/),
+        }),
+      );
+  });
 });

@@ -45,6 +45,7 @@ interface Case {
     /** Substrings the terminal output must not contain. */
     notPrinted?: string[];
     junit?: string[];
+    notJunit?: string[];
     markdown?: string[];
     html?: string[];
   };
@@ -194,7 +195,7 @@ const cases: Case[] = [
       exit: 0,
       verdict: "conformant",
       counts: { skipped: 1 },
-      printed: ["- renew.c 1 ms  the kernel does not advertise", "— conformant (exit 0)"],
+      printed: ["- renew.c 1 ms  the kernel does not advertise", "— conformant (MUST + SHOULD) (exit 0)"],
     },
   },
   {
@@ -203,7 +204,134 @@ const cases: Case[] = [
       result("events.a", "failed", ["CAP-EVT-1"], [failure("CAP-EVT-1")]),
       result("renew.c", "incomplete", ["CAP-LEASE-7"]),
     ],
-    want: { exit: 1, verdict: "not conformant" },
+    want: { exit: 1, verdict: "not conformant", counts: { level: null } },
+  },
+  {
+    name: "every check passed, SHOULDs included: conformant at MUST + SHOULD",
+    checks: [
+      result("events.a", "passed", ["CAP-EVT-1"]),
+      shouldOnly(result("events.b", "passed", ["CAP-EVT-7"])),
+    ],
+    want: {
+      exit: 0,
+      verdict: "conformant",
+      counts: { level: "MUST + SHOULD", shortOfShould: [] },
+      printed: [
+        "2 checks: 2 passed, 0 failed, 0 warnings, 0 skipped, 0 incomplete in 1.0 s — conformant (MUST + SHOULD) (exit 0)",
+      ],
+      notPrinted: ["short of SHOULD"],
+      markdown: ["# CAP v1 conformance: conformant (MUST + SHOULD)"],
+      html: ['CAP v1 conformance: <span class="passed">conformant (MUST + SHOULD)</span>'],
+    },
+  },
+  {
+    name: "a SHOULD warned: conformant at MUST, naming the check and the SHOULD it fell short of",
+    checks: [
+      result("events.a", "passed", ["CAP-EVT-1"]),
+      shouldOnly(result("events.b", "warned", ["CAP-EVT-7"], [failure("CAP-EVT-7", "warn")])),
+    ],
+    want: {
+      exit: 0,
+      verdict: "conformant",
+      counts: { level: "MUST", shortOfShould: ["events.b"] },
+      printed: [
+        "short of SHOULD: events.b (CAP-EVT-7); --strict fails them\n",
+        "— conformant (MUST) (exit 0)",
+      ],
+      markdown: ["# CAP v1 conformance: conformant (MUST)", "short of SHOULD: events.b (CAP-EVT-7)"],
+      junit: [
+        '<property name="cap-conformance.verdict" value="conformant (MUST)"/>',
+        '<property name="cap-conformance.short-of-should" value="events.b"/>',
+      ],
+      html: ["conformant (MUST)</span>", "short of SHOULD: events.b (CAP-EVT-7)"],
+    },
+  },
+  {
+    name: "the same SHOULD under --strict: not conformant, no level",
+    strict: true,
+    checks: [
+      result("events.a", "passed", ["CAP-EVT-1"]),
+      shouldOnly(result("events.b", "warned", ["CAP-EVT-7"], [failure("CAP-EVT-7", "warn")])),
+    ],
+    want: {
+      exit: 1,
+      verdict: "not conformant",
+      counts: { level: null },
+      printed: ["— not conformant (exit 1)"],
+    },
+  },
+  {
+    name: "a SHOULD-only check that reached no verdict keeps the run at MUST",
+    checks: [
+      result("events.a", "passed", ["CAP-EVT-1"]),
+      { ...shouldOnly(result("events.b", "incomplete", ["CAP-EVT-7"])), reason: "no event arrived" },
+    ],
+    want: { exit: 0, verdict: "conformant", counts: { level: "MUST", shortOfShould: ["events.b"] } },
+  },
+  {
+    name: "conformant only because the baseline expects a MUST's failure: the level says so",
+    checks: [result("events.a", "failed", ["CAP-EVT-1"], [failure("CAP-EVT-1")])],
+    baseline: "- check: events.a\n  reason: known since 2.1",
+    want: {
+      exit: 0,
+      verdict: "conformant",
+      counts: { level: "baseline" },
+      printed: ["— conformant (baseline) (exit 0)"],
+      markdown: ["# CAP v1 conformance: conformant (baseline)"],
+    },
+  },
+  {
+    name: "a check that failed once and passed when run again alone is flaky: named, reported, not a failure",
+    checks: [
+      {
+        ...result("events.a", "passed", ["CAP-EVT-1"]),
+        firstRun: { status: "failed", durationMs: 3, failures: [failure("CAP-EVT-1")] },
+        flaky: true,
+      },
+    ],
+    want: {
+      exit: 0,
+      verdict: "conformant",
+      counts: { passed: 1, failed: 0, rerun: ["events.a"], flaky: ["events.a"], level: "MUST + SHOULD" },
+      printed: [
+        "↻ events.a 1 ms  flaky: its first run failed CAP-EVT-1; run again alone, it passed",
+        "1) events.a — events.a [flaky, passed when run again]",
+        "   CAP-EVT-1 MUST: text\n     CAP-EVT-1 broke",
+        "— conformant (MUST + SHOULD) (exit 0); flaky, failed once and not when run again alone: events.a",
+      ],
+      junit: [
+        'tests="1" failures="0"',
+        '<property name="cap-conformance.flaky" value="events.a"/>',
+        '<flakyFailure type="CAP-EVT-1" message="first run: CAP-EVT-1: CAP-EVT-1 broke">',
+        "<system-out>flaky: its first run failed CAP-EVT-1; run again alone, it passed</system-out>",
+      ],
+      notJunit: ["<failure "],
+      markdown: ["- `events.a` — **flaky**: flaky: its first run failed CAP-EVT-1", "First run:"],
+      html: ['<b class="warned">flaky</b>', "flaky (passed when run again)"],
+    },
+  },
+  {
+    name: "a check that failed again when run alone fails, and the summary says it was run twice",
+    checks: [
+      {
+        ...result("events.a", "failed", ["CAP-EVT-1"], [failure("CAP-EVT-1")]),
+        firstRun: { status: "failed", durationMs: 3, failures: [failure("CAP-EVT-1")] },
+      },
+    ],
+    want: {
+      exit: 1,
+      verdict: "not conformant",
+      counts: { failed: 1, rerun: ["events.a"], flaky: [] },
+      printed: [
+        "✗ events.a 1 ms  run again alone: failed again (first run failed CAP-EVT-1)",
+        "— not conformant (exit 1); failed again when run alone: events.a",
+      ],
+      junit: [
+        '<failure type="CAP-EVT-1" message="CAP-EVT-1: CAP-EVT-1 broke">',
+        '<rerunFailure type="CAP-EVT-1" message="first run: CAP-EVT-1: CAP-EVT-1 broke">',
+      ],
+      markdown: ["- `events.a`: run again alone: failed again (first run failed CAP-EVT-1)"],
+    },
   },
 ];
 
@@ -239,6 +367,7 @@ function reportOf(c: Case): { report: RunReport; terminal: string } {
   const ran = report.checks.filter((r) => r.selected !== false);
   hooks.onStart?.(ran.length, report.target);
   for (const r of ran) hooks.onResult?.(r);
+  for (const r of ran) if (r.firstRun) hooks.onRerun?.(r);
   out.push(renderFailures(report), renderSummary(report));
   return { report, terminal: out.join("") };
 }
@@ -256,6 +385,7 @@ describe("from check outcomes to the verdict and what is printed", () => {
       for (const s of c.want.notPrinted ?? []) expect(terminal).not.toContain(s);
       const junit = renderJunit(report);
       for (const s of c.want.junit ?? []) expect(junit).toContain(s);
+      for (const s of c.want.notJunit ?? []) expect(junit).not.toContain(s);
       const markdown = renderMarkdown(report);
       for (const s of c.want.markdown ?? []) expect(markdown).toContain(s);
       const html = renderHtml(report);

@@ -132,6 +132,11 @@ class DriverLoop {
       jitter: this.#jitter,
       onCancel: (event, error) => this.#onCancel(event, error),
       traceOf: (event) => this.#spans.traceOf(event),
+      // As a renew answered 409 would: the lease set stops holding it, the handler is aborted.
+      onLost: (event, error) => {
+        this.#leases.drop(event.id);
+        this.#onLost(event, error);
+      },
       onError: (event, error) => this.#emit("onError", { stage: "watch", error, event }),
       // A working watch renews the lease it watches: one request per running turn, not two.
       onKeeping: (event, keeping) => this.#leases.keptByWatch(event.id, keeping),

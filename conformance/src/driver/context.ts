@@ -55,6 +55,8 @@ export class DriverContext {
   readonly notes: string[] = [];
   agent!: Agent;
   driver?: DriverProcess;
+  /** Every process started for this scenario (more than one after a crash and restart). */
+  private readonly drivers: DriverProcess[] = [];
   private readonly since = Date.now();
   private seq = 0;
 
@@ -95,15 +97,37 @@ export class DriverContext {
     }
     if (o.script) this.run.proxy.scripts.set(this.agent.name, o.script);
     else this.run.proxy.scripts.delete(this.agent.name);
-    const pod = this.agent.pods[0];
-    if (this.run.command && pod) {
-      this.driver = new DriverProcess(
-        this.run.command,
-        { url: this.run.proxy.url, token: this.agent.token, podId: pod.id, agentName: this.agent.name },
-        this.run.secrets,
-      );
-    }
+    this.start();
     if (o.waitForPoll !== false) await this.firstPoll();
+  }
+
+  /** Start the driver under `--command` for this scenario's agent (the first pod is `CAP_POD_ID`). */
+  private start(): void {
+    const pod = this.agent.pods[0];
+    if (!this.run.command || !pod) return;
+    this.driver = new DriverProcess(
+      this.run.command,
+      { url: this.run.proxy.url, token: this.agent.token, podId: pod.id, agentName: this.agent.name },
+      this.run.secrets,
+    );
+    this.drivers.push(this.driver);
+  }
+
+  /**
+   * Crash the driver (SIGKILL to its process group, as an OOM kill or a lost machine would) and start it
+   * again with the same environment; resolves once the new process has made its first request. Only
+   * under `--command` (a check that calls it declares `needsProcess`).
+   */
+  async crashAndRestart(): Promise<void> {
+    if (!this.driver) this.incomplete("crashing the driver needs --command");
+    await this.driver.crash();
+    const since = Date.now();
+    this.start();
+    const back = await this.waitFor(() => this.wire().some((x) => x.at >= since), this.run.startupMs);
+    if (!back)
+      this.incomplete(
+        `the driver, started again after the crash, made no request within ${this.run.startupMs} ms${this.processNote()}`,
+      );
   }
 
   /** The agent's `i`-th pod (the first is `CAP_POD_ID`). */
@@ -136,7 +160,7 @@ export class DriverContext {
 
   async end(): Promise<void> {
     if (this.agent) this.run.proxy.scripts.delete(this.agent.name);
-    await this.driver?.stop(this.ms(3000));
+    for (const d of this.drivers) await d.stop(this.ms(3000));
   }
 
   /** This scenario's exchanges by the agent under test, oldest first; optionally only some kinds. */

@@ -2,7 +2,8 @@
  * The driver under test as a child process (`--command`): started with `sh -c` in its own process group,
  * with `CAP_URL`, `CAP_TOKEN`, `CAP_POD_ID` (and the CLI's `COMMONLY_API_URL` + `COMMONLY_AGENT_TOKEN`) in
  * its environment, its stdout and stderr kept (the tail) for the report. stop() ends the whole group it
- * started — SIGTERM, then SIGKILL after a grace period — and nothing else.
+ * started — SIGTERM, then SIGKILL after a grace period — and crash() kills it at once (SIGKILL, no chance
+ * to clean up); both end that group and nothing else.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
@@ -142,6 +143,20 @@ export class DriverProcess {
         // gone in between
       }
     await this.exited;
+  }
+
+  /** A crash: SIGKILL to the whole group, nothing to catch; resolves once no process of it runs. */
+  async crash(): Promise<void> {
+    const pid = this.child.pid;
+    if (pid !== undefined)
+      try {
+        process.kill(-pid, "SIGKILL");
+      } catch {
+        this.kill("SIGKILL");
+      }
+    await this.exited;
+    // SIGKILL cannot be caught, so the group is gone as soon as the kernel has delivered it.
+    for (let i = 0; i < 250 && this.groupAlive(); i++) await new Promise((ok) => setTimeout(ok, 20));
   }
 
   /** How the process ended, for notes: "exit 1", "signal SIGKILL", or "running". */

@@ -3,7 +3,9 @@
  * kernel. It records every exchange a driver makes (tokens redacted at the moment of recording) and lets
  * the running scenario script misbehaviour per request: reset the connection, answer 502/503/429 with
  * `Retry-After`, hold a request, rewrite the query (strip `waitSeconds`) or the answer (hide features from
- * `/info`, add unknown fields), or run something between the kernel's answer and the driver seeing it.
+ * `/info`, add unknown fields), run something between the kernel's answer and the driver seeing it, or
+ * pass a request on and lose the kernel's answer (a reset, or a gateway's error status in its place). A
+ * held request whose driver hung up meanwhile is never passed on: it never reached the kernel.
  * It must never invent a success the kernel did not give: every 2xx a driver sees came from the kernel.
  */
 
@@ -86,7 +88,12 @@ export type Fault =
   /** Hold the request this long, then forward it. */
   | { kind: "delay"; ms: number }
   /** Hold the request this long, then reset the connection (a long-poll that breaks). */
-  | { kind: "reset-after"; ms: number };
+  | { kind: "reset-after"; ms: number }
+  /**
+   * Pass the request on, then lose the kernel's answer: reset the connection, or answer `instead` in its
+   * place (a gateway that timed out after the kernel had acted).
+   */
+  | { kind: "lose-answer"; instead: "reset" | { status: number; code: string; message?: string } };
 
 export interface ProxyScript {
   before?(req: ProxyRequest): Fault | undefined | Promise<Fault | undefined>;
@@ -214,16 +221,34 @@ export class FaultProxy {
       for (const l of this.listeners) l(x);
     };
     const script = this.scripts.get(as);
+    // The driver hung up (its own timeout, an abort, or its process ended) before the answer went out.
+    let hungUp = false;
+    const hangUp = new Promise<void>((ok) =>
+      res.once("close", () => {
+        hungUp = !res.writableEnded;
+        ok();
+      }),
+    );
+    const hold = async (ms: number) => {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([hangUp, new Promise<void>((ok) => (timer = setTimeout(ok, ms)))]);
+      clearTimeout(timer);
+    };
     try {
       let fault = await script?.before?.(preq);
       if (fault?.kind === "delay") {
         x.fault = `held ${fault.ms} ms`;
-        await new Promise((r) => setTimeout(r, fault && "ms" in fault ? fault.ms : 0));
+        await hold(fault.ms);
+        if (hungUp) {
+          x.fault = `held; the driver hung up after ${Date.now() - at} ms, so it never reached the kernel`;
+          return done();
+        }
         fault = undefined;
       }
       if (fault?.kind === "reset-after") {
         x.fault = `connection reset after ${fault.ms} ms`;
-        await new Promise((r) => setTimeout(r, fault && "ms" in fault ? fault.ms : 0));
+        await hold(fault.ms);
+        if (hungUp) x.fault = `held; the driver hung up after ${Date.now() - at} ms, before the reset`;
         req.socket.destroy();
         return done();
       }
@@ -241,6 +266,19 @@ export class FaultProxy {
         return done();
       }
       const up = await this.forward(preq, res);
+      if (fault?.kind === "lose-answer") {
+        const lost = `the kernel answered ${up.status}`;
+        if (fault.instead === "reset") {
+          x.fault = `connection reset after ${lost}: the answer was lost`;
+          req.socket.destroy();
+          return done();
+        }
+        const { status, code, message } = fault.instead;
+        x.fault = `${lost}; the fault layer answered ${status} in its place`;
+        const body = JSON.stringify({ code, message: message ?? code });
+        this.reply(res, x, status, { "content-type": "application/json" }, body);
+        return done();
+      }
       let out = up.body;
       if (script?.after) {
         let parsed: unknown;

@@ -10,6 +10,7 @@ import { features } from "../features.js";
 import { loadManifest, type Manifest, strongest } from "../requirements.js";
 import { baseResult, checkResult } from "../runner/execute.js";
 import { judge } from "../runner/judge.js";
+import { rerunFailures } from "../runner/rerun.js";
 import type { CheckResult, RunReport } from "../runner/results.js";
 import type { RunHooks } from "../runner/run-suite.js";
 import { globToRegExp } from "../runner/select.js";
@@ -70,6 +71,7 @@ async function execute(check: DriverCheck, run: DriverRunState, manifest: Manife
   let status: CheckResult["status"] | undefined;
   let reason: string | undefined;
   let stoppedEarly = false;
+  let ended = false;
   try {
     await check.run(ctx);
   } catch (e) {
@@ -85,10 +87,13 @@ async function execute(check: DriverCheck, run: DriverRunState, manifest: Manife
       reason = `harness error: ${(e as Error)?.stack ?? String(e)}`;
     }
   } finally {
+    // Whether the driver ended by itself, before end() stops it.
+    ended = ctx.driver !== undefined && !ctx.driver.running;
     await ctx.end();
   }
-  if (!check.last) run.byCheck.set(check.id, ctx.wire());
-  if (ctx.driver && ctx.driver.exitedAt !== null && !check.revokes)
+  // A check run again adds its second run's traffic: the aggregates judge every request the driver made.
+  if (!check.last) run.byCheck.set(check.id, [...(run.byCheck.get(check.id) ?? []), ...ctx.wire()]);
+  if (ctx.driver && ended && !check.revokes)
     ctx.note(`the driver ended during the scenario (${ctx.driver.describeExit()})`);
   return checkResult(check, manifest, {
     status,
@@ -201,11 +206,27 @@ export async function runDriverSuite({
           durationMs: 0,
           reason: s.skip.cannotRun,
         });
-    for (const s of order) if (!s.skip && !s.check.last) report(await execute(s.check, run, manifest));
-    for (const s of order) if (!s.skip && s.check.last) report(await execute(s.check, run, manifest));
+    const scenarios = order.filter((s) => !s.skip && !s.check.last).map((s) => s.check);
+    const aggregates = order.filter((s) => !s.skip && s.check.last).map((s) => s.check);
+    const again = {
+      results,
+      baseline,
+      strict: settings.strict,
+      run: (c: DriverCheck) => execute(c, run, manifest),
+      ...(hooks?.onRerun ? { onRerun: hooks.onRerun } : {}),
+    };
+    // Under --wait one driver serves every scenario and the ones that revoke its token run last: the others
+    // are run again before them, and those cannot be (the driver has stopped for good).
+    const revoking = settings.wait ? scenarios.filter((c) => c.revokes) : [];
+    const rest = scenarios.filter((c) => !revoking.includes(c));
+    for (const c of rest) report(await execute(c, run, manifest));
+    await rerunFailures({ ...again, checks: rest });
+    for (const c of revoking) report(await execute(c, run, manifest));
+    for (const c of aggregates) report(await execute(c, run, manifest));
+    await rerunFailures({ ...again, checks: aggregates });
 
     const ordered = checks.map((c) => results.get(c.id)).filter((r) => r !== undefined);
-    const judged = judge(ordered, manifest, baseline, settings.strict);
+    const judged = judge(ordered, manifest, baseline, settings.strict, settings.level);
     const finishedAt = new Date();
     return {
       reportVersion: 1,

@@ -1,14 +1,17 @@
 /**
  * The verdict: apply the baseline (expected failures do not fail the run; entries that now pass do),
- * roll check results up per requirement for the support table, count, and pick the exit code. A failure
- * in a check's setup counts against the requirement it names (the one defining the step), wherever it
- * showed; the check's own requirements are then unverified by it, never failed by it.
+ * roll check results up per requirement for the support table, count, pick the exit code, and say how
+ * close a conformant run came (MUST + SHOULD, MUST, or only by its baseline) and which checks had to be
+ * run again. A failure in a check's setup counts against the requirement it names (the one defining the
+ * step), wherever it showed; the check's own requirements are then unverified by it, never failed by it.
  */
 import { type Baseline, type BaselineEntry, describeEntry } from "../baseline.js";
+import type { LevelFilter } from "../config/settings.js";
 import type { Manifest } from "../requirements.js";
 import {
   blocksVerdict,
   type CheckResult,
+  type ConformanceLevel,
   exitCodeOf,
   type RequirementResult,
   type RequirementStatus,
@@ -62,11 +65,38 @@ function requirementStatus(id: string, results: CheckResult[]): RequirementStatu
   return "skipped";
 }
 
+/**
+ * The selected checks that keep a run from `MUST + SHOULD`: one that warned, one whose expected failures
+ * include a SHOULD's, and one verifying only SHOULDs that reached no verdict.
+ */
+function shortOfShould(selected: CheckResult[]): string[] {
+  return selected
+    .filter(
+      (r) =>
+        r.status === "warned" ||
+        (r.status === "expected-failure" && r.failures.some((f) => f.level === "SHOULD")) ||
+        (r.status === "incomplete" && r.level === "SHOULD"),
+    )
+    .map((r) => r.id);
+}
+
+function levelOf(
+  exitCode: number,
+  selected: CheckResult[],
+  short: string[],
+  levelFilter: LevelFilter,
+): ConformanceLevel | null {
+  if (exitCode !== 0) return null;
+  if (selected.some((r) => r.failures.some((f) => f.expectedBy && f.severity === "fail"))) return "baseline";
+  return short.length > 0 || levelFilter === "must" ? "MUST" : "MUST + SHOULD";
+}
+
 export function judge(
   results: CheckResult[],
   manifest: Manifest,
   baseline: Baseline | undefined,
   strict: boolean,
+  levelFilter: LevelFilter = "should",
 ): Pick<RunReport, "summary" | "checks" | "requirements" | "baseline"> {
   const stale = applyBaseline(results, baseline);
   const requirements: RequirementResult[] = manifest.requirements.map((r) => ({
@@ -98,6 +128,15 @@ export function judge(
     notSelected: results.length - selected.length,
   };
   const exitCode = exitCodeOf(partial, strict, results.filter((r) => blocksVerdict(r, strict)).length);
-  const summary: Summary = { ...partial, exitCode, verdict: verdictOf(exitCode) };
+  const short = shortOfShould(selected);
+  const summary: Summary = {
+    ...partial,
+    exitCode,
+    verdict: verdictOf(exitCode),
+    level: levelOf(exitCode, selected, short, levelFilter),
+    shortOfShould: short,
+    rerun: selected.filter((r) => r.firstRun).map((r) => r.id),
+    flaky: selected.filter((r) => r.flaky).map((r) => r.id),
+  };
   return { summary, checks: results, requirements, baseline: { path: baseline?.path ?? null, stale } };
 }

@@ -64,6 +64,21 @@ export interface CheckResult {
    * human reports, and never make a run incomplete.
    */
   selected?: false;
+  /**
+   * Set when the check failed unexpectedly and was run again, alone, before the verdict: its first run.
+   * Every other field is the second run's, which is what the verdict counts.
+   */
+  firstRun?: FirstRun;
+  /** The first run failed and the second did not: reported, named in the summary, not a failure. */
+  flaky?: true;
+}
+
+/** What the first run of a check that was run again recorded. */
+export interface FirstRun {
+  status: CheckStatus;
+  durationMs: number;
+  reason?: string;
+  failures: FailureReport[];
 }
 
 export type RequirementStatus =
@@ -101,7 +116,26 @@ export interface Summary {
   notSelected: number;
   exitCode: 0 | 1 | 2 | 3;
   verdict: "conformant" | "not conformant" | "incomplete" | "error";
+  /**
+   * How close a `conformant` run came: `MUST + SHOULD` — every selected check passed, SHOULDs included
+   * (what a `--strict` run that passes always reaches, and what a published SDK should meet); `MUST` —
+   * every MUST passed but a SHOULD did not (named in `shortOfShould`) or was not selected (`--level must`);
+   * `baseline` — conformant only because the baseline expects failures of MUSTs. Null otherwise.
+   */
+  level: ConformanceLevel | null;
+  /** Selected checks short of `MUST + SHOULD`: a SHOULD of theirs warned, was expected to fail, or went unverified. */
+  shortOfShould: string[];
+  /** Checks that failed unexpectedly and were run again, alone, before the verdict. */
+  rerun: string[];
+  /** Of those, the ones whose second run did not fail: flaky, reported, not failures. */
+  flaky: string[];
 }
+
+export type ConformanceLevel = "MUST + SHOULD" | "MUST" | "baseline";
+
+/** The verdict as the reports print it: `conformant (MUST + SHOULD)`, `not conformant`, … */
+export const verdictText = (s: Pick<Summary, "verdict" | "level">) =>
+  s.level ? `${s.verdict} (${s.level})` : s.verdict;
 
 export interface RunReport {
   reportVersion: 1;

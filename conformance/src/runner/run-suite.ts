@@ -2,7 +2,8 @@
  * One conformance run, start to finish: load the manifest and error registry, start the canary, preflight
  * the kernel, drain the fixture queues, run the selected checks in two lanes (queue checks one at a time;
  * all other checks one at a time beside them), then the checks that must run alone (store outages), then
- * the aggregates, then judge the run against the baseline.
+ * run each check that failed unexpectedly once more alone (rerun.ts), then the aggregates, then judge the
+ * run against the baseline.
  * Throws ConfigError for configuration problems; the CLI maps that to exit code 2.
  */
 import { type Baseline, loadBaseline } from "../baseline.js";
@@ -21,12 +22,15 @@ import { toolVersion } from "../version.js";
 import { baseResult, executeCheck } from "./execute.js";
 import { judge } from "./judge.js";
 import { preflight } from "./preflight.js";
+import { rerunFailures } from "./rerun.js";
 import type { CheckResult, RunReport } from "./results.js";
 import { select } from "./select.js";
 
 export interface RunHooks {
   onStart?(total: number, target: RunReport["target"]): void;
   onResult?(result: CheckResult): void;
+  /** A check that failed unexpectedly was run again, alone: its result, with `firstRun`. */
+  onRerun?(result: CheckResult): void;
 }
 
 export interface SuiteInput {
@@ -118,10 +122,19 @@ export async function runSuite({ settings, checks, hooks, ...rest }: SuiteInput)
       lane(runnable.filter((c) => !c.queue && !c.last && !c.alone)),
     ]);
     await lane(runnable.filter((c) => c.alone && !c.last));
+    const again = {
+      results,
+      baseline,
+      strict: settings.strict,
+      run: (c: Check) => executeCheck(c, run, manifest),
+    };
+    // Before the aggregates, which judge what every check did (the canary's hits among it).
+    await rerunFailures({ ...again, checks: runnable.filter((c) => !c.last), onRerun: hooks?.onRerun });
     await lane(runnable.filter((c) => c.last));
+    await rerunFailures({ ...again, checks: runnable.filter((c) => c.last), onRerun: hooks?.onRerun });
 
     const ordered = checks.map((c) => results.get(c.id)).filter((r) => r !== undefined);
-    const judged = judge(ordered, manifest, baseline, settings.strict);
+    const judged = judge(ordered, manifest, baseline, settings.strict, settings.level);
     const finishedAt = new Date();
     return {
       reportVersion: 1,

@@ -3,8 +3,11 @@
 // that passes every MUST. Env: CAP_URL, CAP_TOKEN (what `cap-conformance driver` gives a driver).
 // It reads /info once: with `renew` it renews the delivery it works on, with `cancel` it watches it for a
 // cancel (waitSeconds 20) and, told by the watch or by a renew refused with details.cancelled, aborts its
-// reply, posts nothing and acks `cancelled`. It forwards an event's trace context on every request it makes for
-// the event, under a span id of its own (as a driver that records spans does).
+// reply, posts nothing and acks `cancelled`; a renew or watch answered 409 lease_lost otherwise ends the
+// turn without a post or an ack (the event is another poller's). A post that fails with a broken connection
+// or a 5xx is retried with the same Idempotency-Key; an ack answered 404 (the event is gone) is settled. It
+// forwards an event's trace context on every request it makes for the event, under a span id of its own (as
+// a driver that records spans does).
 //   node driver.mjs   # or: import { runDriver } from "./driver.mjs"; runDriver({ ...broken });
 import { randomBytes } from "node:crypto";
 
@@ -38,8 +41,17 @@ async function call(method, path, body, headers = {}, signal = undefined) {
 
 export const correct = {
   ack: true,
+  /** Ack each event before handling it (broken when true: a crash mid-handler loses the event). */
+  ackFirst: false,
   dedup: true,
+  /** true: a key per event, the same on every attempt; "per-attempt": a new one each time (broken). */
   idempotencyKey: true,
+  /** Attempts of one post that fails with a broken connection or a 5xx. */
+  postAttempts: 4,
+  /** Told its lease is lost (409 lease_lost to a renew or watch): stop the turn (broken when false). */
+  stopOnLeaseLost: true,
+  /** An ack answered 404 event_not_found: the event is settled, go on (broken: "exit"). */
+  onAckGone: "continue",
   skipUnknown: true,
   replyPod: (event) => event.podId,
   waitSeconds: 5,
@@ -76,10 +88,16 @@ async function readInfo() {
   return { features: new Set(i.features ?? []), leaseMs: (i.leaseSeconds ?? 1) * 1000 };
 }
 
-/** A turn's watch and renewals: both end with the turn; either may abort it with the cancel's reason. */
+/**
+ * A turn's watch and renewals: both end with the turn; either may abort it with the cancel's reason, or
+ * as lost when the kernel says this delivery is no longer held.
+ */
 function guard(o, info, event, turn) {
   const stopped = new AbortController();
   const told = (reason) => turn.abort({ cancelled: true, reason: reason ?? "requested" });
+  const lost = (err) => {
+    if (o.stopOnLeaseLost && err.res?.status === 409 && !turn.signal.aborted) turn.abort({ lost: true });
+  };
   const loops = [];
   if (o.watch && info.features.has("cancel"))
     loops.push(
@@ -90,7 +108,9 @@ function guard(o, info, event, turn) {
             const w = await call("GET", path, undefined, o.trace(event, turn.span, "watch"), stopped.signal);
             if (w.cancelRequested) return told(w.reason);
           } catch (err) {
-            if (stopped.signal.aborted || err.res?.status === 409 || err.res?.status === 404) return;
+            if (stopped.signal.aborted) return;
+            if (err.json?.details?.cancelled) return told(err.json.details.reason);
+            if (err.res?.status === 409 || err.res?.status === 404) return lost(err);
             await sleep(1000, stopped.signal);
           }
         }
@@ -113,6 +133,7 @@ function guard(o, info, event, turn) {
             );
           } catch (err) {
             if (err.json?.details?.cancelled) told(err.json.details.reason);
+            else lost(err);
             if (err.res) return;
           }
         }
@@ -124,18 +145,35 @@ function guard(o, info, event, turn) {
   };
 }
 
+/** Retried after a broken connection or a 5xx, as long as the turn runs; a 4xx is final. */
+async function post(o, event, signal, trace = {}) {
+  const key = `echo-${event.id}`;
+  for (let attempt = 1; ; attempt++) {
+    const keyHeader =
+      o.idempotencyKey === "per-attempt"
+        ? { "idempotency-key": `${key}-${attempt}-${Math.random().toString(36).slice(2)}` }
+        : o.idempotencyKey
+          ? { "idempotency-key": key }
+          : {};
+    try {
+      return await call(
+        "POST",
+        `/pods/${o.replyPod(event)}/messages`,
+        { content: `echo: ${event.payload.content}` },
+        { ...keyHeader, ...trace },
+        signal,
+      );
+    } catch (err) {
+      const transient = err instanceof TypeError || err.res?.status >= 500;
+      if (!transient || attempt >= o.postAttempts || signal?.aborted) throw err;
+      await sleep(Math.max(500, Number(err.res?.headers.get("retry-after") ?? 0) * 1000), signal);
+      if (signal?.aborted) throw signal.reason;
+    }
+  }
+}
+
 async function reply(o, event, turn) {
-  const send = (signal) =>
-    call(
-      "POST",
-      `/pods/${o.replyPod(event)}/messages`,
-      { content: `echo: ${event.payload.content}` },
-      {
-        ...(o.idempotencyKey ? { "idempotency-key": `echo-${event.id}` } : {}),
-        ...o.trace(event, turn.span, "reply"),
-      },
-      signal,
-    );
+  const send = (signal) => post(o, event, signal, o.trace(event, turn.span, "reply"));
   try {
     return { outcome: "posted", messageId: (await send(turn.signal)).id };
   } catch (err) {
@@ -165,6 +203,8 @@ export async function runDriver(overrides = {}) {
       const turn = Object.assign(new AbortController(), { span: randomBytes(8).toString("hex") });
       const stopGuard = guard(o, info, event, turn);
       try {
+        if (o.ackFirst)
+          await call("POST", `/events/${event.id}/ack`, { result: { outcome: "acknowledged" } });
         let result = o.dedup ? handled.get(event.id) : undefined;
         if (!result) {
           if (!["message.posted", "mention.received"].includes(event.type)) {
@@ -180,10 +220,16 @@ export async function runDriver(overrides = {}) {
           handled.set(event.id, result);
         }
         await stopGuard();
-        if (o.ack)
+        if (o.ack && !o.ackFirst)
           await call("POST", `/events/${event.id}/ack`, { result }, o.trace(event, turn.span, "ack"));
       } catch (err) {
         await stopGuard();
+        // The delivery is another poller's now: nothing more for it, not even an ack.
+        if (turn.signal.reason?.lost) continue;
+        if (err.res?.status === 404 && o.onAckGone === "exit") {
+          console.error(`driver: ${err.message}; exiting`);
+          process.exit(1);
+        }
         if (err instanceof TypeError || err.res) break; // network or HTTP failure: poll again, it comes back
         throw err;
       } finally {

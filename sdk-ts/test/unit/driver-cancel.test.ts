@@ -193,16 +193,31 @@ describe("runDriver's cancellation watch", () => {
     await t.finish();
   });
 
-  it("ends on 409 lease_lost (the renew decides about the lease) and does not watch that turn again", async () => {
+  it("loses the turn on 409 lease_lost, as a renew's would: its handler is aborted and posts nothing more for that delivery (CAP-DRV-21)", async () => {
     const t = cancelling(setup());
-    t.kernel.enqueue("task.assigned", {});
+    const id = t.kernel.enqueue("task.assigned", {});
     t.kernel.watchErrors.push(httpError(409, "lease_lost", "GET /events/{id}/cancellation"));
     const stages: string[] = [];
-    t.start({ onError: (e) => stages.push(e.stage), handle: () => time.sleep(60_000) });
-    await eventually(() => t.kernel.acks.length === 1, "the handler finishes and is acked");
-    expect(t.kernel.watches.map((w) => w.end)).toEqual(["lease_lost"]);
+    let reason: unknown;
+    let reply: unknown;
+    t.start({
+      onError: (e) => stages.push(e.stage),
+      handle: async (event, ctx) => {
+        if (event.attempts > 1) return;
+        await aborted(ctx);
+        reason = ctx.signal.reason;
+        reply = await ctx.reply("too late").catch((e: unknown) => e);
+      },
+    });
+    // The kernel redelivers the event once the lost lease has run out; that delivery is handled and acked.
+    await eventually(() => t.kernel.acks.length === 1, "the redelivery is acked");
+    expect(t.log).toContain(`lost:${id}`);
+    expect((reason as CapSdkError).code).toBe("lease_lost");
+    expect(reply).toBe(reason);
+    expect(t.kernel.posts).toEqual([]);
+    expect(t.kernel.watches.map((w) => w.end)[0]).toBe("lease_lost");
     expect(stages).toEqual([]);
-    expect(await t.finish()).toMatchObject({ handled: 1, cancelled: 0 });
+    expect(await t.finish()).toMatchObject({ released: 1, handled: 1, cancelled: 0 });
   });
 });
 

@@ -4,8 +4,11 @@ import { authChecks } from "./auth.js";
 import { backoffChecks } from "./backoff.js";
 import { burstChecks } from "./burst.js";
 import { cancelChecks } from "./cancel.js";
+import { crashChecks } from "./crash.js";
 import { handlingChecks } from "./handling.js";
+import { leaseLostChecks } from "./lease-lost.js";
 import { pollingChecks } from "./polling.js";
+import { postRetryChecks } from "./post-retry.js";
 import { redeliveryChecks } from "./redelivery.js";
 import { requestChecks } from "./requests.js";
 import { traceChecks } from "./trace.js";
@@ -14,6 +17,9 @@ import { unknownChecks } from "./unknown.js";
 export const driverChecks: readonly DriverCheck[] = [
   ...handlingChecks,
   ...redeliveryChecks,
+  ...crashChecks,
+  ...postRetryChecks,
+  ...leaseLostChecks,
   ...cancelChecks,
   ...unknownChecks,
   ...backoffChecks,

@@ -3,8 +3,9 @@
  * them. Where the kernel advertises `cancel`, the delivery of every running handler is watched once the
  * turn has run `WATCH_AFTER_MS`: one long-poll at a time, `GET /events/{id}/cancellation?attempts=n&
  * waitSeconds=20`, again and again until the turn ends (its request is aborted then), the kernel
- * answers that the delivery was cancelled, or the delivery is no longer held (409 `lease_lost` or 404:
- * the lease set's next renew finds that out as well and the driver's lease-lost path handles it). A
+ * answers that the delivery was cancelled, or the delivery is no longer held (409 `lease_lost` or 404
+ * `event_not_found`: reported at once through `onLost`, as a renew's would be, so the handler posts
+ * nothing more for a delivery the kernel already said it lost, CAP-DRV-21). A
  * renew answered 409 with `details.cancelled` (any kernel, watched or not) is the other way in. Each
  * cancel is reported once (`onCancel`) and kept until the driver takes it to ack the event.
  * A watch that ends without a cancel has renewed the lease (the kernel ends it when a third of the
@@ -17,7 +18,7 @@
  * timer for the turns whose watch has not started.
  */
 import type { CapClient } from "../../client.js";
-import { CancelledError, CapHttpError, type CapSdkError } from "../../errors.js";
+import { CancelledError, CapHttpError, CapSdkError } from "../../errors.js";
 import type { Event, TraceContext } from "../../types.js";
 import type { Clock, Sleep } from "../client/time.js";
 import { Backoff } from "./backoff.js";
@@ -34,6 +35,8 @@ export interface CancellationsOptions {
   traceOf(event: Event): TraceContext | undefined;
   /** A held event was cancelled (called once per event): stop holding it, abort its handler. */
   onCancel(event: Event, error: CancelledError): void;
+  /** A watch was answered that the delivery is no longer held (409 `lease_lost`, 404): it is lost. */
+  onLost(event: Event, error: CapSdkError): void;
   /** A watch failed (it is retried, or ends when retrying cannot help). */
   onError(event: Event, error: unknown): void;
   /** Whether the watch of `event` keeps its lease: true as it starts, false when a watch fails. */
@@ -71,7 +74,7 @@ interface Watched {
 
 /** Why a failed watch stops, or how long it waits before the next one. */
 type Verdict =
-  | { stop: true; cancelled?: { reason: string }; report?: boolean }
+  | { stop: true; cancelled?: { reason: string }; lost?: boolean; report?: boolean }
   | { stop: false; delayMs: number };
 
 export class Cancellations {
@@ -198,6 +201,15 @@ export class Cancellations {
         if (verdict.stop) {
           this.end(event.id);
           if (verdict.cancelled) this.#learn(event, verdict.cancelled.reason, undefined, error);
+          if (verdict.lost) {
+            const message = error instanceof Error ? error.message : String(error);
+            this.#o.onLost(
+              event,
+              new CapSdkError("lease_lost", `lost the lease of event ${event.id}: ${message}`, {
+                cause: error,
+              }),
+            );
+          }
           if (verdict.report) this.#o.onError(event, error);
           return;
         }
@@ -220,7 +232,7 @@ export class Cancellations {
     const details = error.details;
     if (error.status === 409 && details?.cancelled === true)
       return { stop: true, cancelled: { reason: reasonOf(details) } };
-    if (error.status === 409 || error.code === "event_not_found") return { stop: true };
+    if (error.status === 409 || error.code === "event_not_found") return { stop: true, lost: true };
     if (error.status === 429 || error.status >= 500)
       return { stop: false, delayMs: (error.retryAfterSeconds ?? 0) * 1000 };
     if (error.status === 404 || error.status === 405) {
