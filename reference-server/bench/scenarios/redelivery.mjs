@@ -20,7 +20,9 @@ export async function redelivery({ sizes, log, newDb }, store) {
     name: `cap-kernel (${store}, lease 1 s)`,
   });
   const agents = fx.agents.map((a) => agentClient(kernel.baseUrl, a.token));
-  const wall = (at) => performance.timeOrigin + at;
+  // The wall time of monotonic instant `at`, by the offset of now: this machine's wall clock drifts from the
+  // monotonic one (tens of milliseconds a minute under load), so a process-start offset goes stale.
+  const wall = (at) => at + (Date.now() - performance.now());
   try {
     const latencies = [];
     let wrong = 0;
