@@ -6,7 +6,8 @@
  * The second run is the check's result; the first is kept beside it
  * (`firstRun`), and a check whose second run did not fail is marked `flaky`, so a kernel's or a driver's CI
  * sees a flaky check by name instead of a red run it cannot reproduce. A check is never run a third time,
- * and a check that failed the same way twice is not flaky: it fails.
+ * a check that failed the same way twice is not flaky: it fails, and neither is one whose second run
+ * reached no verdict: its first failure stands.
  */
 import type { Baseline } from "../baseline.js";
 import type { CheckResult } from "./results.js";
@@ -36,6 +37,12 @@ export function secondRun(
     failures: first.failures,
     ...(first.reason !== undefined ? { reason: first.reason } : {}),
   };
+  // A second run that reached no verdict proves nothing (a kernel broken by the first run cannot set the
+  // check up again): the first run's failure stands, with the second named beside it.
+  if (second.status === "incomplete" || second.status === "skipped") {
+    const why = second.reason ? `: ${second.reason}` : "";
+    return { ...first, notes: [...first.notes, `run again alone: ${second.status}${why}`], firstRun };
+  }
   return {
     ...second,
     firstRun,

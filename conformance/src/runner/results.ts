@@ -66,7 +66,8 @@ export interface CheckResult {
   selected?: false;
   /**
    * Set when the check failed unexpectedly and was run again, alone, before the verdict: its first run.
-   * Every other field is the second run's, which is what the verdict counts.
+   * Every other field is the second run's, which is what the verdict counts — unless the second run reached
+   * no verdict (incomplete or skipped): then the first run's failure stands, with a note naming the second.
    */
   firstRun?: FirstRun;
   /** The first run failed and the second did not: reported, named in the summary, not a failure. */
