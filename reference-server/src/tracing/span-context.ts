@@ -5,18 +5,18 @@
  */
 import { type SpanContext, TraceFlags } from "@opentelemetry/api";
 import { TraceState } from "@opentelemetry/core";
-import type { TraceContext } from "../services/trace-context.js";
+import { type TraceContext, traceIdOf } from "../services/trace-context.js";
 
 /** The sampled bit of a normalised `traceparent` (`00-<trace>-<parent>-<flags>`). */
 export const isSampled = (tc: TraceContext): boolean =>
   (Number.parseInt(tc.traceparent.slice(53, 55), 16) & TraceFlags.SAMPLED) !== 0;
 
-export const traceIdOfContext = (tc: TraceContext): string => tc.traceparent.slice(3, 35);
+export const traceIdOfContext = (tc: TraceContext): string => traceIdOf(tc.traceparent);
 
 /** The remote span a TraceContext names. */
 export function spanContextOf(tc: TraceContext): SpanContext {
   return {
-    traceId: tc.traceparent.slice(3, 35),
+    traceId: traceIdOf(tc.traceparent),
     spanId: tc.traceparent.slice(36, 52),
     traceFlags: Number.parseInt(tc.traceparent.slice(53, 55), 16) & TraceFlags.SAMPLED,
     isRemote: true,
